@@ -1,0 +1,17 @@
+"""loco-envs: PettingZoo environments for LOCO, Moco!, Loco Momo and Los Mampfos.
+
+>>> import loco_envs
+>>> env = loco_envs.make("loco_v0", num_players=4)
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from loco_envs.core import available_envs, make, replay  # noqa: E402
+from loco_envs.core.registry import register_with_pettingzoo  # noqa: E402
+
+register_with_pettingzoo()
+
+
+__all__ = ["__version__", "available_envs", "make", "replay"]

@@ -1,0 +1,93 @@
+"""The contract between a game's rules module and the generic environment.
+
+A game is a mutable rules state (OpenSpiel's ``State``): it knows whose decision is next, which
+actions are legal, how an action changes it, and what each seat may see. It imports neither
+Gymnasium nor PettingZoo, so it can be tested, benchmarked and driven by a server on its own.
+
+Chance (shuffles, flips, races) is drawn from ``self.rng``, a ``numpy.random.Generator`` that the
+environment seeds; nothing touches the global RNG.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+import numpy as np
+
+from loco_envs.core.options import Option
+
+
+class IllegalActionError(ValueError):
+    """An action the rules forbid; the message names the rule id it breaks."""
+
+
+class Game(ABC):
+    """Base class of every rules engine.
+
+    Subclasses set the class attributes, build the initial position in ``__init__`` and keep
+    ``current_seat`` (``-1`` once the game is over) and ``terminal`` up to date.
+    """
+
+    #: Option name -> declaration; validated by :func:`loco_envs.core.options.validate_options`.
+    OPTIONS: ClassVar[dict[str, Option]] = {}
+    #: Size of the action codec (the same for every player count).
+    NUM_ACTIONS: ClassVar[int] = 0
+
+    num_players: int
+    current_seat: int
+    terminal: bool
+    rng: np.random.Generator
+
+    @abstractmethod
+    def legal_mask(self) -> np.ndarray:
+        """``int8`` vector of length ``NUM_ACTIONS``: 1 where the current seat may act."""
+
+    def legal_actions(self) -> list[int]:
+        """Indices of the legal actions of the current seat."""
+        return np.flatnonzero(self.legal_mask()).tolist()
+
+    @abstractmethod
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the current seat.
+
+        Raises :class:`IllegalActionError` naming the rule an illegal action breaks, and leaves
+        the state untouched when it does.
+        """
+
+    @abstractmethod
+    def final_ranks(self) -> list[int]:
+        """Finishing position of each seat (0 is best; tied seats share a position)."""
+
+    @abstractmethod
+    def final_scores(self) -> list[float]:
+        """The game's own final points of each seat."""
+
+    @abstractmethod
+    def view(self, seat: int) -> Any:
+        """What ``seat`` may know, as a small structured object (bots read only this)."""
+
+    @abstractmethod
+    def state_dict(self) -> dict:
+        """The whole state, hidden information included, as JSON-safe data."""
+
+    @classmethod
+    @abstractmethod
+    def from_state_dict(
+        cls, data: dict, rng: np.random.Generator, options: dict[str, Any]
+    ) -> Game:
+        """Rebuild a state from :meth:`state_dict` output; ``ValueError`` names a bad field."""
+
+    @classmethod
+    @abstractmethod
+    def action_to_str(cls, action: int) -> str:
+        """A short human-readable name of an action index (context-free, so records can use it)."""
+
+    @classmethod
+    @abstractmethod
+    def str_to_action(cls, text: str) -> int:
+        """Inverse of :meth:`action_to_str`; ``ValueError`` for an unknown string."""
+
+    @abstractmethod
+    def render_text(self, seat: int | None, reveal_all: bool = False) -> str:
+        """An ansi picture of the table as ``seat`` sees it (``None``: public information)."""

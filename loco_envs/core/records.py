@@ -1,0 +1,88 @@
+"""Game records as JSON Lines, and the replay that checks them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from loco_envs.core.registry import make
+
+
+def read_record(path: str | Path) -> list[dict]:
+    """The lines of a record; ``ValueError`` names the first line that is not a JSON object."""
+    lines = []
+    with Path(path).open() as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                line = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"record line {number}: not JSON ({exc.msg})") from None
+            if not isinstance(line, dict):
+                raise ValueError(f"record line {number}: expected a JSON object")
+            lines.append((number, line))
+    if not lines:
+        raise ValueError("record line 1: the record is empty")
+    return lines
+
+
+def replay(path: str | Path) -> Any:
+    """Replay a record and check that it reproduces the same game.
+
+    Returns the raw env in its final position. A malformed record, an agent out of turn, an
+    illegal or misnamed action, or a different result raises ``ValueError`` with the line number.
+    """
+    lines = read_record(path)
+    number, header = lines[0]
+    missing = [key for key in ("env", "options", "seed") if key not in header]
+    if missing:
+        raise ValueError(f"record line {number}: header lacks {missing}")
+    try:
+        env = make(header["env"], wrapped=False, **header["options"])
+        env.reset(seed=header["seed"], options={"state": header.get("state")})
+    except ValueError as exc:
+        raise ValueError(f"record line {number}: {exc}") from None
+    for number, line in lines[1:]:
+        if "result" in line:
+            _check_result(env, number, line["result"])
+            continue
+        _replay_move(env, number, line)
+    return env
+
+
+def _replay_move(env: Any, number: int, line: dict) -> None:
+    for key in ("agent", "action"):
+        if key not in line:
+            raise ValueError(f"record line {number}: move lacks {key!r}")
+    if env.game.terminal:
+        raise ValueError(f"record line {number}: a move after the game ended")
+    if line["agent"] != env.agent_selection:
+        raise ValueError(
+            f"record line {number}: {line['agent']} moves but it is {env.agent_selection}'s turn"
+        )
+    action = line["action"]
+    if not isinstance(action, int) or not 0 <= action < env.game_class.NUM_ACTIONS:
+        raise ValueError(f"record line {number}: action {action!r} is not an action index")
+    name = env.action_to_str(action)
+    if "action_str" in line and line["action_str"] != name:
+        raise ValueError(
+            f"record line {number}: action {action} is {name!r}, record says {line['action_str']!r}"
+        )
+    try:
+        env.step(action)
+    except ValueError as exc:
+        raise ValueError(f"record line {number}: {exc}") from None
+
+
+def _check_result(env: Any, number: int, result: dict) -> None:
+    if not env.game.terminal:
+        raise ValueError(f"record line {number}: the record ends the game, the replay does not")
+    ranks = list(env.game.final_ranks())
+    scores = [float(s) for s in env.game.final_scores()]
+    if result.get("ranks") != ranks or result.get("scores") != scores:
+        raise ValueError(
+            f"record line {number}: replay ends with ranks {ranks} and scores {scores}, "
+            f"record says {result}"
+        )

@@ -1,0 +1,218 @@
+"""``RulesAECEnv``: the PettingZoo bookkeeping shared by every game of the suite.
+
+A game's ``env.py`` subclasses it, names its :class:`~loco_envs.core.game.Game` class and its
+observation encoder, and is done. This class handles agents and seats, final rewards (``rank``
+or ``score``), cumulative rewards and dead steps (as PettingZoo's classic envs do), action masks,
+rendering, ``view``/``state_dict``, state injection through ``reset(options={"state": ...})``, and
+the game record that :func:`loco_envs.replay` checks.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from loco_envs.core.game import Game
+from loco_envs.core.options import validate_options
+from loco_envs.core.rewards import rank_rewards, score_rewards
+
+class RulesAECEnv(AECEnv):
+    """Generic AEC environment over a rules engine.
+
+    Subclasses set ``game_class``, ``env_id``, ``metadata`` and implement
+    :meth:`observation_size` and :meth:`encode`.
+    """
+
+    game_class: ClassVar[type[Game]]
+    env_id: ClassVar[str]
+    #: Upper bound of every observation entry (the Box's ``high``).
+    observation_high: ClassVar[float] = 255.0
+
+    def __init__(self, **options: Any):
+        super().__init__()
+        self.options = validate_options(self.game_class.OPTIONS, options)
+        self.render_mode = self.options["render_mode"]
+        self.num_players = self.options.get("num_players", 1)
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
+        size = self.observation_size()
+        n_actions = self.game_class.NUM_ACTIONS
+        self._observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, self.observation_high, (size,), np.float32),
+                    "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self._action_spaces = {agent: spaces.Discrete(n_actions) for agent in self.possible_agents}
+        self._no_actions = np.zeros(n_actions, np.int8)
+        self.game: Game | None = None
+        self.render_seat: int | None = None  # None: render the seat to act
+
+    # --- what each game supplies -------------------------------------------------------
+    def observation_size(self) -> int:
+        """Length of the flat observation for ``self.options``."""
+        raise NotImplementedError
+
+    def encode(self, seat: int) -> np.ndarray:
+        """The ``float32`` observation of ``seat`` (an encoding of ``view(seat)``)."""
+        raise NotImplementedError
+
+    # --- PettingZoo API ------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        # Other reset options are ignored, as PettingZoo's api_test expects.
+        options = dict(options or {})
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        rng = np.random.default_rng(seed)
+        game_options = self.game_options()
+        if options.get("state") is not None:
+            game = self.game_class.from_state_dict(options["state"], rng, game_options)
+            initial_state = json.loads(json.dumps(options["state"]))
+        else:
+            game = self.game_class(rng=rng, **game_options)
+            initial_state = None
+        self.game = game
+        self._record_header = {
+            "env": self.env_id,
+            "version": _package_version(),
+            "options": game_options | {"reward": self.options["reward"]},
+            "seed": seed,
+            "state": initial_state,
+        }
+        self._moves: list[tuple[int, int]] = []
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._after_move()
+
+    def game_options(self) -> dict[str, Any]:
+        """The options the rules engine takes (everything but the env-level ones)."""
+        return {k: v for k, v in self.options.items() if k not in ("render_mode", "reward")}
+
+    def step(self, action: int) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        seat = self.game.current_seat
+        self.game.apply(int(action))  # raises before changing anything if illegal
+        self._moves.append((seat, int(action)))
+        self._cumulative_rewards[agent] = 0.0
+        self._after_move()
+        if self.render_mode == "human":
+            self.render()
+
+    def _after_move(self) -> None:
+        game = self.game
+        if game.terminal:
+            self._finish()
+        else:
+            self.agent_selection = self.possible_agents[game.current_seat]
+        self._accumulate_rewards()
+
+    def _finish(self) -> None:
+        game = self.game
+        if self.options["reward"] == "rank":
+            values = rank_rewards(game.final_ranks())
+        else:
+            values = score_rewards(game.final_scores())
+        for agent in self.agents:
+            self.rewards[agent] = float(values[self._seat_of[agent]])
+            self.terminations[agent] = True
+        if not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
+            self.agent_selection = self.agents[0]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat_of[agent]
+        acting = not self.game.terminal and self.game.current_seat == seat
+        mask = self.game.legal_mask() if acting else self._no_actions.copy()
+        return {"observation": self.encode(seat), "action_mask": mask}
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        seat = self.render_seat
+        if seat is None and not self.game.terminal:
+            seat = self.game.current_seat
+        text = self.game.render_text(seat)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # --- the suite's extras (shared/API.md) ----------------------------------------------
+    def seat(self, agent: str | int) -> int:
+        """Seat index of an agent name (seats pass through)."""
+        if isinstance(agent, (int, np.integer)):
+            if not 0 <= agent < self.num_players:
+                raise ValueError(f"seat {agent} out of range 0..{self.num_players - 1}")
+            return int(agent)
+        if agent not in self._seat_of:
+            raise ValueError(f"unknown agent {agent!r}; agents are {self.possible_agents}")
+        return self._seat_of[agent]
+
+    def view(self, agent: str | int) -> Any:
+        """Exactly what ``agent`` may see; scripted bots read this, never the state."""
+        return self.game.view(self.seat(agent))
+
+    def state_dict(self) -> dict:
+        """The whole state as JSON-safe data (hidden information included)."""
+        return self.game.state_dict()
+
+    def action_to_str(self, action: int) -> str:
+        return self.game_class.action_to_str(int(action))
+
+    def str_to_action(self, text: str) -> int:
+        return self.game_class.str_to_action(text)
+
+    def legal_action_strings(self) -> list[str]:
+        """Names of the current seat's legal actions (handy for people and logs)."""
+        return [self.action_to_str(a) for a in self.game.legal_actions()]
+
+    def record_lines(self) -> list[dict]:
+        """The game record so far: header, one line per decision, result once it is over."""
+        lines: list[dict] = [self._record_header]
+        for i, (seat, action) in enumerate(self._moves):
+            lines.append({"i": i, "agent": self.possible_agents[seat], "action": action,
+                          "action_str": self.game_class.action_to_str(action)})
+        if self.game.terminal:
+            lines.append(
+                {"result": {"ranks": list(self.game.final_ranks()),
+                            "scores": [float(s) for s in self.game.final_scores()]}}
+            )
+        return lines
+
+    def save_record(self, path: str | Path) -> Path:
+        """Write the game record as JSON Lines and return its path."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w") as handle:
+            for line in self.record_lines():
+                handle.write(json.dumps(line) + "\n")
+        return path
+
+
+def _package_version() -> str:
+    from loco_envs import __version__
+
+    return __version__
