@@ -42,7 +42,7 @@ def position(hands: list[list[str]], discard: list[str], *, draw_top: list[str] 
         "direction": 1, "pending": 0, "pending_kind": None, "phase": "turn",
         "actor": actor, "turn_seat": actor, "lander": -1, "drawn": None,
         "swaps_left": 0, "rotations_left": 0,
-        "calls": ["owed" if len(h) == 1 else "none" for h in hands],
+        "calls": ["announced" if len(h) == 1 else "none" for h in hands],
         "call_queue": [], "contre_queue": [],
         "window": {"kind": None, "to_decide": [], "choices": {}},
         "slap_window_due": False, "active": [True] * n, "in_round": [True] * n,
