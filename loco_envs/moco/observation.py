@@ -1,0 +1,154 @@
+"""Moco! view -> flat ``float32`` observation, with a named-slice table.
+
+Everything is from the observer's point of view: per-seat blocks start with the observer and go
+on clockwise (relative seat ``r`` is absolute seat ``(seat + r) % n``). Card blocks have one
+entry per playable card (card ids 6–40 in :data:`loco_envs.moco.cards.CARDS` order, entry
+``id - 6``); suit blocks follow suit order moons, suns, waves, leaves, wyrms, knots. All values
+lie in [0, 255].
+
+| slice | size | meaning |
+|---|---|---|
+| ``hand`` | 35 | 1 for each card in the observer's hand |
+| ``pile_cards`` | 6 × 35 | 1 where a card lies on a pile (the public history of each pile) |
+| ``pile_tops`` | 6 × 35 | 1 for each pile's top card (a row of zeros: only the Ace) |
+| ``pile_heights`` | 6 | cards above each Ace, 0–6 |
+| ``pile_values`` | 6 | what one chip of each suit is worth now (M-21), 0–10 |
+| ``supply`` | 6 | chips left in the supply per suit, 0–5 |
+| ``chips`` | n × 6 | chips held per suit, by relative seat |
+| ``hand_sizes`` | n | cards in each hand, by relative seat |
+| ``num_removed`` | 1 | cards removed unseen (M-03) |
+| ``phase`` | 2 | one-hot: play a card / take a chip (zeros once over) |
+| ``played_pile`` | 6 | one-hot: the pile just played on (chip phase, M-12) |
+| ``to_act`` | n | one-hot: relative seat to decide |
+| ``dealer`` | n | one-hot: relative seat of this game's dealer (M-05) |
+| ``match_game`` | 2 | index of the game in the match, and the number of games (M-30) |
+| ``match_scores`` | n | finished games' totals / 10, by relative seat (M-30) |
+
+Length: 484 + 10 n (504, 514, 524, 534 for 2–5 players).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from loco_envs.moco.cards import CODES, FIRST_PLAYABLE, NUM_PLAYABLE, NUM_SUITS, SUITS
+from loco_envs.moco.rules import MocoView, pile_values
+
+MATCH_SCORE_SCALE = 10.0
+_PHASE_INDEX = {"play": 0, "chip": 1}
+
+
+def slices(num_players: int) -> dict[str, slice]:
+    """Name -> slice of the observation of a ``num_players`` game."""
+    n = num_players
+    sizes = [
+        ("hand", NUM_PLAYABLE),
+        ("pile_cards", NUM_SUITS * NUM_PLAYABLE),
+        ("pile_tops", NUM_SUITS * NUM_PLAYABLE),
+        ("pile_heights", NUM_SUITS),
+        ("pile_values", NUM_SUITS),
+        ("supply", NUM_SUITS),
+        ("chips", n * NUM_SUITS),
+        ("hand_sizes", n),
+        ("num_removed", 1),
+        ("phase", 2),
+        ("played_pile", NUM_SUITS),
+        ("to_act", n),
+        ("dealer", n),
+        ("match_game", 2),
+        ("match_scores", n),
+    ]
+    out: dict[str, slice] = {}
+    start = 0
+    for name, size in sizes:
+        out[name] = slice(start, start + size)
+        start += size
+    return out
+
+
+_SLICES = {n: slices(n) for n in range(2, 6)}
+SLICES = _SLICES  # number of players -> the table
+
+
+def observation_size(num_players: int) -> int:
+    return _SLICES[num_players]["match_scores"].stop
+
+
+def _offsets(n: int) -> tuple[int, ...]:
+    sl = _SLICES[n]
+    return (
+        sl["match_scores"].stop,  # size
+        sl["hand"].start - FIRST_PLAYABLE,
+        sl["pile_cards"].start - FIRST_PLAYABLE,
+        sl["pile_tops"].start - FIRST_PLAYABLE,
+        sl["phase"].start,
+        sl["played_pile"].start,
+        sl["to_act"].start,
+        sl["dealer"].start,
+        sl["pile_heights"].start,
+        sl["match_game"].start,
+    )
+
+
+_OFFSETS = {n: _offsets(n) for n in _SLICES}
+
+
+def encode(view: MocoView) -> np.ndarray:
+    """The observation vector of ``view``'s seat.
+
+    One fancy-indexed write for the one-hot entries and two slice writes for the counts keep it
+    cheap: it runs at every ``observe``.
+    """
+    n = view.num_players
+    size, hand0, cards0, tops0, phase0, played0, act0, dealer0, counts0, match0 = _OFFSETS[n]
+    out = np.zeros(size, np.float32)
+    me = view.seat
+    ones = [hand0 + card for card in view.hand]
+    for suit, pile in enumerate(view.piles):
+        if pile:
+            row = suit * NUM_PLAYABLE
+            base = cards0 + row
+            ones += [base + card for card in pile]
+            ones.append(tops0 + row + pile[-1])
+    if view.phase in _PHASE_INDEX:
+        ones.append(phase0 + _PHASE_INDEX[view.phase])
+    if view.played_pile >= 0:
+        ones.append(played0 + view.played_pile)
+    if view.current_seat >= 0:
+        ones.append(act0 + (view.current_seat - me) % n)
+    ones.append(dealer0 + (view.dealer - me) % n)
+    out[ones] = 1.0
+    order = [(me + r) % n for r in range(n)]
+    # pile_heights, pile_values, supply, chips, hand_sizes, num_removed lie back to back.
+    counts = [len(p) for p in view.piles]
+    counts += pile_values(view.piles)
+    counts += view.supply
+    for s in order:
+        counts += view.chips[s]
+    counts += [view.hand_sizes[s] for s in order]
+    counts.append(view.num_removed)
+    out[counts0:counts0 + len(counts)] = counts
+    scores = view.match_scores
+    out[match0:] = [view.game, view.num_games] + [scores[s] / MATCH_SCORE_SCALE for s in order]
+    return out
+
+
+def to_string(obs: np.ndarray, num_players: int) -> str:
+    """A readable dump of an observation, slice by slice (for debugging)."""
+    sl = _SLICES[num_players]
+    lines = []
+    for name, s in sl.items():
+        part = obs[s]
+        if name == "hand":
+            text = " ".join(CODES[FIRST_PLAYABLE + i] for i in np.flatnonzero(part)) or "-"
+        elif name in ("pile_cards", "pile_tops"):
+            rows = part.reshape(NUM_SUITS, NUM_PLAYABLE)
+            text = "; ".join(
+                f"{SUITS[k]}: " + (" ".join(CODES[FIRST_PLAYABLE + i]
+                                            for i in np.flatnonzero(rows[k])) or "-")
+                for k in range(NUM_SUITS)
+            )
+        else:
+            text = " ".join(f"{x:g}" for x in part)
+        lines.append(f"{name:<13}{text}")
+    return "\n".join(lines)
