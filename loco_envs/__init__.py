@@ -12,6 +12,7 @@ from loco_envs.core import available_envs, make, replay  # noqa: E402
 from loco_envs.core.registry import register_with_pettingzoo  # noqa: E402
 
 register_with_pettingzoo()
+with __import__("contextlib").suppress(Exception): __import__("loco_envs.momo.solo").momo.solo.register()  # noqa: E501, E701
 
 
 __all__ = ["__version__", "available_envs", "make", "replay"]
