@@ -1,0 +1,115 @@
+"""Bots for the suite's games: the protocol, ``make(spec)``, and the uniform random bot.
+
+A bot reads only what its seat may know (``env.unwrapped.view(agent)``) and the action mask,
+never the state, and draws any randomness from the ``numpy.random.Generator`` it is handed, so a
+game is reproducible from its seeds::
+
+    import agents, loco_envs, numpy as np
+    env = loco_envs.make("loco_v0", wrapped=False, num_players=2)
+    env.reset(seed=0)
+    bot, rng = agents.make("loco/heuristic"), np.random.default_rng(0)
+    agent = env.agent_selection
+    action = bot.act(env.view(agent), env.observe(agent)["action_mask"], rng)
+
+Specs understood by :func:`make` (``shared/API.md``):
+
+=============================  ==============================================================
+spec                           bot
+=============================  ==============================================================
+``random``                     uniform over the legal actions (:class:`RandomBot`)
+``<game>/heuristic``           a short scripted strategy per game: ``loco``, ``moco``,
+                               ``momo``, ``mampfos`` (module ``agents.<game>``)
+``loco/heuristic-strong``      LOCO heuristic that also tracks unseen cards and opponents
+``ppo:<checkpoint path>``      a trained policy (not yet available: raises ``ValueError``)
+=============================  ==============================================================
+
+Bots are stateless between calls except where a docstring says otherwise; a bot that keeps
+memory (e.g. card tracking) must rebuild it from the view alone so that one bot object may play
+any seat of any game.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+__all__ = ["Bot", "RandomBot", "available_specs", "make"]
+
+
+@runtime_checkable
+class Bot(Protocol):
+    """What the tournament runner and users call: ``act`` returns one legal action index."""
+
+    name: str
+
+    def act(self, view: Any, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """Choose a legal action (``action_mask[a] == 1``) from the seat's view."""
+        ...
+
+
+class RandomBot:
+    """Uniform over the legal actions; all randomness comes from the ``rng`` argument."""
+
+    name = "random"
+
+    def act(self, view: Any, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("RandomBot.act: the action mask has no legal action")
+        return int(legal[rng.integers(legal.size)])
+
+
+#: spec -> (module, class name) of every scripted bot; modules are imported on demand so a game
+#: that is not installed does not break the others.
+HEURISTICS: dict[str, tuple[str, str]] = {
+    "loco/heuristic": ("agents.loco", "LocoHeuristic"),
+    "loco/heuristic-strong": ("agents.loco", "LocoStrong"),
+    "moco/heuristic": ("agents.moco", "MocoHeuristic"),
+    "momo/heuristic": ("agents.momo", "MomoHeuristic"),
+    "mampfos/heuristic": ("agents.mampfos", "MampfosHeuristic"),
+}
+
+
+def available_specs() -> list[str]:
+    """Specs :func:`make` can build now (``ppo:<path>`` aside)."""
+    return ["random"] + [spec for spec in HEURISTICS if _loadable(spec)]
+
+
+def _loadable(spec: str) -> bool:
+    module, attr = HEURISTICS[spec]
+    try:
+        return hasattr(importlib.import_module(module), attr)
+    except ImportError:
+        return False
+
+
+def make(spec: str) -> Bot:
+    """Build a bot from its spec (see the module docstring); ``ValueError`` for a bad spec."""
+    if not isinstance(spec, str):
+        raise ValueError(f"agent spec must be a string, got {spec!r}")
+    if spec == "random":
+        return RandomBot()
+    if spec.startswith("ppo:"):
+        return _make_ppo(spec[len("ppo:"):])
+    if spec in HEURISTICS:
+        module, attr = HEURISTICS[spec]
+        try:
+            cls = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"agent spec {spec!r} is not available here ({exc})") from None
+        return cls()
+    raise ValueError(
+        f"unknown agent spec {spec!r}; known: {available_specs()} or 'ppo:<checkpoint path>'"
+    )
+
+
+def _make_ppo(path: str) -> Bot:
+    # ---- PPO checkpoints: to be filled in by the training issue (train/) ------------------
+    # Load the checkpoint at ``path`` and wrap its policy as a Bot (``name`` = "ppo:<path>";
+    # ``act`` encodes the view with the game's observation module and masks the logits).
+    raise ValueError(
+        f"agent spec 'ppo:{path}': PPO checkpoints cannot be loaded yet (the training issue "
+        "adds the loader in train/); use 'random' or '<game>/heuristic'"
+    )
