@@ -129,15 +129,22 @@ class RulesAECEnv(AECEnv):
 
     def _finish(self) -> None:
         game = self.game
-        if self.options["reward"] == "rank":
-            values = rank_rewards(game.final_ranks())
-        else:
-            values = score_rewards(game.final_scores())
+        values = self.final_rewards()
+        scores, ranks = game.final_scores(), game.final_ranks()
         for agent in self.agents:
-            self.rewards[agent] = float(values[self._seat_of[agent]])
+            seat = self._seat_of[agent]
+            self.rewards[agent] = float(values[seat])
             self.terminations[agent] = True
+            self.infos[agent] = {"score": float(scores[seat]), "rank": int(ranks[seat])}
         if not hasattr(self, "agent_selection") or self.agent_selection not in self.agents:
             self.agent_selection = self.agents[0]
+
+    def final_rewards(self) -> list[float]:
+        """Each seat's reward at the end: ``rank`` or ``score`` (a lone player gets its score)."""
+        scores = self.game.final_scores()
+        if self.options["reward"] == "score" or self.num_players == 1:
+            return score_rewards(scores)
+        return rank_rewards(self.game.final_ranks())
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]

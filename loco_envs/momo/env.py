@@ -131,16 +131,10 @@ class raw_env(RulesAECEnv):  # noqa: N801 - PettingZoo's classic name
 
     def _finish(self) -> None:
         super()._finish()
-        scores = self.game.final_scores()
-        ranks = self.game.final_ranks()
-        for agent in self.agents:
-            seat = self._seat_of[agent]
-            self.infos[agent] = {"score": scores[seat], "rank": ranks[seat]}
         if self.num_players == 1:
-            # The rank reward of a lone player is always 0; solo play is paid its score.
             agent = self.possible_agents[0]
-            self.rewards[agent] = float(scores[0])
-            self.infos[agent]["photographer_level"] = photographer_level(scores[0])
+            level = photographer_level(self.game.final_scores()[0])
+            self.infos[agent]["photographer_level"] = level
 
 
 def env(**options: Any) -> Any:
