@@ -1,0 +1,1 @@
+"""Benchmarks: throughput, tournaments among bots, ratings and the CI rating check."""
