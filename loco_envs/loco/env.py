@@ -9,7 +9,7 @@ Stacking +2/+4, Swap, Rotation, identical cards played together, out-of-turn int
 Import                 ``from loco_envs import loco_v0`` or ``loco_envs.make("loco_v0")``
 Agents                 ``player_0`` … ``player_{n-1}`` (seat i), 2 to 10
 Action space           ``Discrete(242)`` with an ``int8`` action mask
-Observation            ``Box(0, 255, (size,), float32)``, size = 241 + 14·n
+Observation            ``Box(0, 255, (size,), float32)``, size = 242 + 14·n
 =====================  ============================================================
 
 Creation arguments
@@ -75,6 +75,13 @@ class raw_env(RulesAECEnv):  # noqa: N801 - PettingZoo's naming convention
     game_class = LocoGame
     env_id = "loco_v0"
     metadata = {"name": "loco_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        rates = self.options["timeout_rate"]
+        if isinstance(rates, list) and len(rates) != self.num_players:
+            raise ValueError(f"option 'timeout_rate': expected one rate per seat "
+                             f"({self.num_players}), got {len(rates)}")
 
     def observation_size(self) -> int:
         return observation.observation_size(self.num_players)

@@ -146,6 +146,9 @@ def load_state(cls: type[LocoGame], data: dict, rng: np.random.Generator,
     game.lander = _seat(data, "lander", n, allow_none=True)
     drawn = data.get("drawn")
     game.drawn = None if drawn is None else _cards("drawn", [drawn])[0]
+    if game.drawn is not None and (phase != "after_draw"
+                                   or not game.hands[game.current_seat][game.drawn]):
+        raise _bad("drawn", "a drawn card belongs to the hand of the seat deciding after a draw")
     game.swaps_left = _get(data, "swaps_left", int)
     game.rotations_left = _get(data, "rotations_left", int)
     calls = _per_seat(data, "calls", n, str)

@@ -1,0 +1,167 @@
+"""The LOCO AEC env: PettingZoo's checks, observations, records, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import loco_envs
+from loco_envs.loco import actions as A
+from loco_envs.loco import observation
+from loco_envs.loco.state import position
+
+
+def play_randomly(env, seed: int = 0, limit: int = 100_000) -> None:
+    rng = np.random.default_rng(seed)
+    for _ in range(limit):
+        if env.game.terminal:
+            return
+        actions = env.game.legal_actions()
+        env.step(actions[rng.integers(len(actions))])
+    raise AssertionError("game did not end")
+
+
+@pytest.mark.parametrize("n", [2, 4, 10])
+def test_pettingzoo_api_test(n):
+    api_test(loco_envs.make("loco_v0", num_players=n), num_cycles=300)
+
+
+@pytest.mark.parametrize("n", [2, 4, 10])
+def test_pettingzoo_seed_test(n):
+    seed_test(lambda: loco_envs.make("loco_v0", num_players=n), num_cycles=300)
+
+
+def test_the_four_ways_to_build_the_env_agree():
+    from loco_envs import loco_v0
+
+    envs = [loco_envs.make("loco_v0", num_players=3), loco_v0.env(num_players=3),
+            pettingzoo.make("aec", "loco/loco-v0", num_players=3)]
+    for env in envs:
+        env.reset(seed=11)
+    first = [env.observe(env.agent_selection)["observation"] for env in envs]
+    assert all(np.array_equal(first[0], other) for other in first[1:])
+    assert isinstance(loco_v0.raw_env(num_players=3), loco_envs.make("loco_v0", wrapped=False,
+                                                                       num_players=3).__class__)
+
+
+def test_observation_has_the_documented_size_and_stays_in_bounds():
+    env = loco_envs.make("loco_v0", num_players=5, wrapped=False)
+    env.reset(seed=2)
+    space = env.observation_space("player_0")
+    assert space["observation"].shape == (242 + 14 * 5,)
+    rng = np.random.default_rng(2)
+    for _ in range(500):
+        if env.game.terminal:
+            break
+        for agent in env.possible_agents:
+            assert space.contains(env.observe(agent))
+        actions = env.game.legal_actions()
+        env.step(actions[rng.integers(len(actions))])
+
+
+def test_observation_is_relative_to_the_observer_and_hides_other_hands():
+    hands = [["r1", "r2", "r3"], ["g1", "g2"], ["b1", "b2", "b3", "b4"]]
+    env = loco_envs.make("loco_v0", num_players=3, wrapped=False)
+    env.reset(seed=0, options={"state": position(hands, ["r9"])})
+    sl = observation.slices(3)
+    obs = env.observe("player_1")["observation"]
+    seats = obs[sl["seats"]].reshape(3, observation.PER_SEAT)
+    assert list(seats[:, 0]) == [2, 4, 3]  # self, next clockwise, the one after
+    other = position([["r1", "r2", "r3"], ["g1", "g2"], ["y1", "y2", "y3", "y4"]], ["r9"])
+    env.reset(seed=0, options={"state": other})
+    assert np.array_equal(env.observe("player_1")["observation"], obs)
+    assert "hand[g1:1 g2:1]" in observation.to_string(obs, 3)
+
+
+def test_masks_are_int8_and_only_the_agent_to_act_has_actions():
+    env = loco_envs.make("loco_v0", num_players=3, wrapped=False)
+    env.reset(seed=5)
+    for agent in env.possible_agents:
+        mask = env.observe(agent)["action_mask"]
+        assert mask.dtype == np.int8 and mask.shape == (A.NUM_ACTIONS,)
+        assert mask.any() == (agent == env.agent_selection)
+
+
+def test_action_strings_round_trip():
+    for action in range(A.NUM_ACTIONS):
+        assert A.str_to_action(A.action_to_str(action)) == action
+    assert A.str_to_action("play  r5 x1") == A.str_to_action("play r5")
+    with pytest.raises(ValueError, match="unknown LOCO action"):
+        A.str_to_action("play z9")
+
+
+def test_rank_and_score_rewards_at_the_end():
+    for reward in ("rank", "score"):
+        env = loco_envs.make("loco_v0", num_players=3, wrapped=False, reward=reward)
+        env.reset(seed=0, options={"state": position([["r5"], ["g5", "+4"], ["b1"]], ["r3"])})
+        env.step(env.str_to_action("play r5"))
+        expected = {"rank": [1.0, -1.0, 0.0], "score": [56.0, -28.0, -28.0]}[reward]
+        assert [env.rewards[a] for a in env.possible_agents] == expected
+        assert env.infos["player_0"] == {"score": 56.0, "rank": 0}
+
+
+def test_render_shows_only_the_viewers_hand():
+    env = loco_envs.make("loco_v0", num_players=2, wrapped=False, render_mode="ansi")
+    env.reset(seed=0, options={"state": position([["r1", "r2"], ["g7", "g8"]], ["r9"])})
+    text = env.render()
+    assert "hand: r1 r2" in text and "g7" not in text and "p0 to decide" in text
+    assert "g7 g8" in env.game.render_text(None, reveal_all=True)
+
+
+def test_record_replays_to_the_same_match(tmp_path):
+    env = loco_envs.make("loco_v0", num_players=4, rounds=3, wrapped=False,
+                         timeout_rate=0.05, photo_finish="seat")
+    env.reset(seed=9)
+    play_randomly(env, seed=9)
+    path = env.save_record(tmp_path / "match.jsonl")
+    replayed = loco_envs.replay(path)
+    assert replayed.state_dict() == env.state_dict()
+    assert replayed.game.final_ranks() == env.game.final_ranks()
+
+
+def test_record_from_an_injected_state_replays(tmp_path):
+    env = loco_envs.make("loco_v0", num_players=2, wrapped=False)
+    env.reset(seed=1, options={"state": position([["r5", "W", "g1"], ["r5", "g7"]], ["r3"])})
+    for text in ("play r5", "play r5", "loco", "pass"):
+        env.step(env.str_to_action(text))
+    replayed = loco_envs.replay(env.save_record(tmp_path / "r.jsonl"))
+    assert replayed.state_dict() == env.state_dict()
+
+
+def _tamper(path, line_number, **changes):
+    lines = path.read_text().splitlines()
+    record = json.loads(lines[line_number - 1])
+    record.update(changes)
+    lines[line_number - 1] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_a_record_that_does_not_replay_names_its_line(tmp_path):
+    env = loco_envs.make("loco_v0", num_players=2, wrapped=False)
+    env.reset(seed=3)
+    play_randomly(env, seed=3)
+    path = env.save_record(tmp_path / "m.jsonl")
+    _tamper(path, 4, action=A.CONTRE, action_str="contre")
+    with pytest.raises(ValueError, match="line 4"):
+        loco_envs.replay(path)
+    path = env.save_record(tmp_path / "m.jsonl")
+    _tamper(path, 1, seed=4)
+    with pytest.raises(ValueError, match="line"):
+        loco_envs.replay(path)
+    path.write_text(path.read_text().replace('"agent"', '"agnt"', 1))
+    with pytest.raises(ValueError, match="line 2"):
+        loco_envs.replay(path)
+    path.write_text("{not json\n")
+    with pytest.raises(ValueError, match="line 1"):
+        loco_envs.replay(path)
+
+
+def test_the_env_timeout_hook_runs_the_clock_for_the_agent_to_act():
+    env = loco_envs.make("loco_v0", num_players=2, wrapped=False)
+    env.reset(seed=0, options={"state": position([["r1", "r2"], ["g7", "g8"]], ["r9"])})
+    env.timeout()
+    assert env.agent_selection == "player_1" and env.game.hand_sizes[0] == 3
