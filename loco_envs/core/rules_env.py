@@ -21,6 +21,7 @@ from loco_envs.core.game import Game
 from loco_envs.core.options import validate_options
 from loco_envs.core.rewards import rank_rewards, score_rewards
 
+
 class RulesAECEnv(AECEnv):
     """Generic AEC environment over a rules engine.
 

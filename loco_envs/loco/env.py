@@ -87,7 +87,7 @@ class raw_env(RulesAECEnv):  # noqa: N801 - PettingZoo's naming convention
         return observation.observation_size(self.num_players)
 
     def encode(self, seat: int) -> np.ndarray:
-        return observation.encode(self.game.view(seat))
+        return observation.encode_game(self.game, seat)
 
     def timeout(self) -> None:
         """Let the clock run out for the agent to act (L-60): a live server's hook."""

@@ -28,15 +28,18 @@ discard             55                    count per identity in the discard pile
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from loco_envs.loco.cards import CODES, COLOURS, NUM_IDENTITIES
-from loco_envs.loco.rules import CALL_STATES, PHASES, LocoView
+from loco_envs.loco.rules import AFTER_DRAW, CALL_STATES, CONTRE, PHASES, LocoGame, LocoView
 
 PER_SEAT = 14
 NUM_PHASES = len(PHASES) - 1  # "over" is never observed by an agent that acts
 
 
+@cache
 def slices(num_players: int) -> dict[str, slice]:
     """Name -> slice of the observation for ``num_players``."""
     sizes = [
@@ -77,26 +80,79 @@ def encode(view: LocoView) -> np.ndarray:
     if view.drawn is not None:
         obs[sl["drawn"].start + view.drawn] = 1
     obs[sl["swaps_left"].start] = view.swaps_left
-    base = sl["seats"].start
-    for rel in range(n):
-        seat = (view.seat + rel) % n
-        row = base + rel * PER_SEAT
-        obs[row] = view.hand_sizes[seat]
-        obs[row + 1 + _CALL_INDEX[view.calls[seat]]] = 1
-        obs[row + 5] = view.active[seat]
-        obs[row + 6] = view.in_round[seat]
-        obs[row + 7] = view.scores[seat] / 100
-        obs[row + 8] = view.rounds_won[seat]
-        obs[row + 9] = view.leftover[seat] / 100
-        obs[row + 10] = seat == view.turn_seat
-        obs[row + 11] = seat == view.actor
-        obs[row + 12] = seat == view.lander
-        obs[row + 13] = seat == view.contre_caller
+    order = [(view.seat + rel) % n for rel in range(n)]  # self first, then clockwise
+    seats = obs[sl["seats"]].reshape(n, PER_SEAT)
+    seats[:, 0] = [view.hand_sizes[s] for s in order]
+    seats[np.arange(n), [1 + _CALL_INDEX[view.calls[s]] for s in order]] = 1
+    seats[:, 5] = [view.active[s] for s in order]
+    seats[:, 6] = [view.in_round[s] for s in order]
+    seats[:, 7] = [view.scores[s] / 100 for s in order]
+    seats[:, 8] = [view.rounds_won[s] for s in order]
+    seats[:, 9] = [view.leftover[s] / 100 for s in order]
+    for column, seat in ((10, view.turn_seat), (11, view.actor), (12, view.lander),
+                         (13, view.contre_caller)):
+        if seat >= 0:
+            seats[order.index(seat), column] = 1
     obs[sl["contre_announced"].start] = view.contre_announced
     m = sl["match"].start
     obs[m: m + 3] = view.round, view.rounds, view.decider
     obs[sl["draw_pile"].start] = view.draw_pile_size
     obs[sl["discard"]] = view.discard_counts
+    return obs
+
+
+_SEAT_COLUMNS = (0, 5, 6, 7, 8, 9)  # hand size, active, in round, total, rounds won, left-over
+_SEAT_DIVISOR = np.array([1, 1, 1, 100, 1, 100], np.float64)[:, None]
+
+
+@cache
+def _seat_targets(num_players: int, seat: int) -> np.ndarray:
+    """Where each (column, absolute seat) value of the seats block lands for observer ``seat``."""
+    base = slices(num_players)["seats"].start
+    return np.array([[base + ((s - seat) % num_players) * PER_SEAT + column
+                      for s in range(num_players)] for column in _SEAT_COLUMNS]).ravel()
+
+
+def encode_game(game: LocoGame, seat: int) -> np.ndarray:
+    """The same vector as ``encode(game.view(seat))``, read straight from the engine's arrays.
+
+    This is the env's hot path, so it gathers the one-hot and scalar entries into index lists
+    and writes each group at once; ``tests/loco/test_env.py`` pins it to :func:`encode`.
+    """
+    n = game.num_players
+    sl = slices(n)
+    obs = np.zeros(sl["discard"].stop, np.float32)
+    obs[: NUM_IDENTITIES] = game.hands[seat]
+    phase = game.phase
+    ones = [sl["top"].start + game.discard[-1], sl["colour"].start + game.colour]
+    if game.direction == 1:
+        ones.append(sl["direction"].start)
+    if game.pending_kind:
+        ones.append(sl["pending"].start + 1 + (game.pending_kind == "+4"))
+    if phase < NUM_PHASES:
+        ones.append(sl["phase"].start + phase)
+    if phase == AFTER_DRAW and seat == game.current_seat and game.drawn is not None:
+        ones.append(sl["drawn"].start + game.drawn)
+    base = sl["seats"].start
+    for s, call in enumerate(game.calls):
+        ones.append(base + ((s - seat) % n) * PER_SEAT + 1 + call)
+    caller, announced = game.contre_queue[0] if phase == CONTRE else (-1, False)
+    for column, who in ((10, game.turn_seat), (11, game.current_seat), (12, game.lander),
+                        (13, caller)):
+        if who >= 0:
+            ones.append(base + ((who - seat) % n) * PER_SEAT + column)
+    if announced:
+        ones.append(sl["contre_announced"].start)
+    if game.decider:
+        ones.append(sl["match"].start + 2)
+    obs[ones] = 1
+    m = sl["match"].start
+    obs[[sl["pending"].start, sl["swaps_left"].start, m, m + 1, sl["draw_pile"].start]] = (
+        game.pending, game.swaps_left, game.round, game.rounds, len(game.draw_pile))
+    columns = np.array((game.hand_sizes, game.active, game.in_round, game.scores,
+                        game.rounds_won, game.leftover), np.float64) / _SEAT_DIVISOR
+    obs[_seat_targets(n, seat)] = columns.ravel()
+    obs[sl["discard"]] = np.bincount(game.discard, minlength=NUM_IDENTITIES)
     return obs
 
 

@@ -48,8 +48,8 @@ def render(game: LocoGame, seat: int | None, reveal_all: bool = False) -> str:
         lines.append(line)
     if game.terminal:
         ranks = game.final_ranks()
-        lines.append("match over: " + ", ".join(
-            f"p{s} #{ranks[s] + 1}" for s in sorted(range(game.num_players), key=ranks.__getitem__)))
+        order = sorted(range(game.num_players), key=ranks.__getitem__)
+        lines.append("match over: " + ", ".join(f"p{s} #{ranks[s] + 1}" for s in order))
     else:
         lines.append(f"p{game.current_seat} to decide: {PHASE_TEXT[phase]}")
     return "\n".join(lines)

@@ -675,11 +675,11 @@ class LocoGame(Game):
     # ------------------------------------------------------------------ views and text
     def view(self, seat: int) -> LocoView:
         caller, announced = self.contre_queue[0] if self.phase == CONTRE else (-1, False)
-        discard_counts = np.bincount(self.discard, minlength=C.NUM_IDENTITIES)
+        discard_counts = np.bincount(self.discard, minlength=C.NUM_IDENTITIES).tolist()
         return LocoView(
             seat=seat, num_players=self.num_players, phase=PHASES[self.phase],
             actor=self.current_seat, turn_seat=self.turn_seat, lander=self.lander,
-            hand=tuple(int(x) for x in self.hands[seat]),
+            hand=tuple(self.hands[seat].tolist()),
             drawn=self.drawn if seat == self.current_seat and self.phase == AFTER_DRAW else None,
             top=self.discard[-1], colour=self.colour, direction=self.direction,
             pending=self.pending, pending_kind=self.pending_kind,
@@ -689,7 +689,7 @@ class LocoGame(Game):
             rounds_won=tuple(self.rounds_won), leftover=tuple(self.leftover),
             round=self.round, rounds=self.rounds, decider=self.decider,
             draw_pile_size=len(self.draw_pile),
-            discard_counts=tuple(int(x) for x in discard_counts),
+            discard_counts=tuple(discard_counts),
             contre_caller=caller, contre_announced=announced,
         )
 

@@ -14,7 +14,7 @@ from tests.core.toy_game import RaceEnv
 
 
 def play_out(env, choose=lambda mask: int(mask.nonzero()[0][-1])):
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         env.step(None if term or trunc else choose(obs["action_mask"]))
 

@@ -63,6 +63,21 @@ def test_observation_has_the_documented_size_and_stays_in_bounds():
         env.step(actions[rng.integers(len(actions))])
 
 
+def test_the_fast_encoder_equals_the_encoding_of_the_view():
+    for seed, n in ((0, 2), (1, 4), (2, 10)):
+        env = loco_envs.make("loco_v0", num_players=n, rounds=3, wrapped=False)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(3000):
+            if env.game.terminal:
+                break
+            for seat in range(n):
+                expected = observation.encode(env.game.view(seat))
+                assert np.array_equal(observation.encode_game(env.game, seat), expected)
+            actions = env.game.legal_actions()
+            env.step(actions[rng.integers(len(actions))])
+
+
 def test_observation_is_relative_to_the_observer_and_hides_other_hands():
     hands = [["r1", "r2", "r3"], ["g1", "g2"], ["b1", "b2", "b3", "b4"]]
     env = loco_envs.make("loco_v0", num_players=3, wrapped=False)

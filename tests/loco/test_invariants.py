@@ -24,9 +24,10 @@ def check_match(seed: int) -> int:
     options = {"photo_finish": ("random", "seat")[seed % 2],
                "timeout_rate": 0.05 if seed % 10 == 0 else 0.0}
     g = LocoGame(rng=np.random.default_rng(seed), num_players=n, rounds=rounds, **options)
-    for decisions in range(MAX_DECISIONS):
-        if g.terminal:
-            break
+    decisions = 0
+    while not g.terminal:
+        decisions += 1
+        assert decisions <= MAX_DECISIONS, f"seed {seed}: match did not end"
         mask = g.legal_mask()
         actions = np.flatnonzero(mask)
         assert len(actions), f"seed {seed}: no legal action in phase {g.phase}"
@@ -38,13 +39,11 @@ def check_match(seed: int) -> int:
         assert sum(g.hand_sizes) + len(g.draw_pile) + len(g.discard) == C.DECK_SIZE, seed
         for s in range(n):
             assert int(g.hands[s].sum()) == g.hand_sizes[s] >= 0
-        gained = [a - b for a, b in zip(g.scores, before)]
+        gained = [a - b for a, b in zip(g.scores, before, strict=True)]
         if any(gained):  # L-71: the round winner scores the points left in the other hands
             winner = int(np.argmax(gained))
             assert points is not None and sum(gained) == gained[winner]
             assert gained[winner] == sum(points) - points[winner]
-    else:
-        raise AssertionError(f"seed {seed}: match did not end in {MAX_DECISIONS} decisions")
     assert sum(rank_rewards(g.final_ranks())) == pytest.approx(0)
     assert sum(score_rewards(g.final_scores())) == pytest.approx(0)
     assert min(g.final_ranks()) == 0 and g.final_ranks().count(0) == 1

@@ -1,0 +1,170 @@
+"""Throughput of every game under uniform-random legal play.
+
+Three levels are measured for each game and player count, each for a fixed wall time and
+repeated; the table shows the median of the repeats:
+
+- ``engine``: the rules engine alone (``legal_mask`` + ``apply``), as a server or search would;
+- ``raw env``: the unwrapped PettingZoo AEC env through ``last()``/``step()`` (observations
+  encoded every decision);
+- ``wrapped env``: the same loop through PettingZoo's standard wrappers (``loco_envs.make``).
+
+When ``rlcard`` is installed, RLCard's 2-player UNO is measured in the same run and the table
+gives each LOCO row's ratio to it (the foundation issue's reference point).
+
+    python -m benchmarks.throughput                  # every game, default player counts
+    python -m benchmarks.throughput --envs loco_v0 --players 2 4 --seconds 2 --repeats 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+from tqdm import tqdm
+
+import loco_envs
+from loco_envs.core.registry import raw_env_class
+
+DEFAULT_PLAYERS = {"loco_v0": [2, 4], "moco_v0": [2, 4], "momo_v0": [1, 2, 4], "mampfos_v0": [3]}
+LEVELS = ("engine", "raw env", "wrapped env")
+
+
+def run_for(seconds: float, play_one_game: Callable[[int], int]) -> tuple[float, float]:
+    """Play games until ``seconds`` have passed; return (decisions/s, games/s)."""
+    decisions = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        decisions += play_one_game(games)
+        games += 1
+    elapsed = time.perf_counter() - start
+    return decisions / elapsed, games / elapsed
+
+
+def engine_game(env_id: str, num_players: int, seed: int) -> Callable[[int], int]:
+    game_class = raw_env_class(env_id).game_class
+    rng = np.random.default_rng(seed)
+
+    def play(i: int) -> int:
+        game = game_class(rng=np.random.default_rng(seed + i), num_players=num_players)
+        decisions = 0
+        while not game.terminal:
+            legal = np.flatnonzero(game.legal_mask())
+            game.apply(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+        return decisions
+
+    return play
+
+
+def aec_game(env_id: str, num_players: int, seed: int, wrapped: bool) -> Callable[[int], int]:
+    env = loco_envs.make(env_id, wrapped=wrapped, num_players=num_players)
+    rng = np.random.default_rng(seed)
+
+    def play(i: int) -> int:
+        env.reset(seed=seed + i)
+        decisions = 0
+        for _agent in env.agent_iter():
+            obs, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+        return decisions
+
+    return play
+
+
+def rlcard_uno_game(seed: int) -> Callable[[int], int] | None:
+    """RLCard's 2-player UNO under the same random policy, or ``None`` without rlcard."""
+    try:
+        import rlcard
+    except ImportError:
+        return None
+    env = rlcard.make("uno", config={"seed": seed})
+    rng = np.random.default_rng(seed)
+
+    def play(i: int) -> int:
+        state, _ = env.reset()
+        decisions = 0
+        while not env.is_over():
+            legal = list(state["legal_actions"])
+            state, _ = env.step(legal[rng.integers(len(legal))])
+            decisions += 1
+        return decisions
+
+    return play
+
+
+def median_of(repeats: int, seconds: float, play: Callable[[int], int]) -> tuple[float, float]:
+    runs = [run_for(seconds, play) for _ in range(repeats)]
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+
+
+def measure(envs: list[str], players: list[int] | None, seconds: float, repeats: int,
+            seed: int) -> tuple[list[dict], dict | None]:
+    """All rows of the table, and RLCard UNO's row when rlcard is installed."""
+    jobs = [(env_id, n, level) for env_id in envs
+            for n in (players or DEFAULT_PLAYERS[env_id]) for level in LEVELS]
+    rows = []
+    uno = rlcard_uno_game(seed)
+    for env_id, n, level in tqdm(jobs + ([("rlcard uno", 2, "engine")] if uno else []),
+                                 desc="throughput", unit="config"):
+        if env_id == "rlcard uno":
+            play = uno
+        elif level == "engine":
+            play = engine_game(env_id, n, seed)
+        else:
+            play = aec_game(env_id, n, seed, wrapped=level == "wrapped env")
+        decisions, games = median_of(repeats, seconds, play)
+        rows.append({"env": env_id, "players": n, "level": level,
+                     "decisions_per_s": decisions, "games_per_s": games})
+    uno_row = rows.pop() if uno else None
+    return rows, uno_row
+
+
+def table(rows: list[dict], uno: dict | None) -> str:
+    """A Markdown table; LOCO rows carry their ratio to RLCard UNO when it was measured."""
+    header = "| env | players | level | decisions/s | games/s |"
+    rule = "|---|---:|---|---:|---:|"
+    if uno:
+        header += " vs RLCard UNO |"
+        rule += "---:|"
+    lines = [header, rule]
+    for row in rows + ([uno] if uno else []):
+        line = (f"| {row['env']} | {row['players']} | {row['level']} | "
+                f"{row['decisions_per_s']:,.0f} | {row['games_per_s']:,.1f} |")
+        if uno:
+            ratio = row["decisions_per_s"] / uno["decisions_per_s"]
+            line += f" {ratio:.2f}x |" if row["env"] in ("loco_v0", "rlcard uno") else " |"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--envs", nargs="+", default=loco_envs.available_envs(),
+                        help="env ids to measure")
+    parser.add_argument("--players", nargs="+", type=int, default=None,
+                        help="player counts (default: a few per game)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="wall time of one run")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per row (median shown)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.envs) - set(loco_envs.available_envs()))
+    if unknown:
+        parser.error(f"unknown env id(s) {unknown}; available: {loco_envs.available_envs()}")
+    if args.seconds <= 0 or args.repeats < 1:
+        parser.error("--seconds must be > 0 and --repeats >= 1")
+    rows, uno = measure(args.envs, args.players, args.seconds, args.repeats, args.seed)
+    print(table(rows, uno))
+    if uno is None:
+        print("\n(rlcard not installed: `pip install rlcard` adds RLCard's UNO for comparison)")
+
+
+if __name__ == "__main__":
+    main()
