@@ -1,0 +1,86 @@
+"""The Los Mampfos bot: expected shares, its choices, its memory, its result against random."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+import loco_envs
+from agents.mampfos import expected_share
+from loco_envs.mampfos.rules import MampfosGame
+from tests.agents.helpers import win_rate
+from tests.mampfos.helpers import colours, game_from, state
+
+
+def decide(g: MampfosGame) -> str:
+    mask = g.legal_mask()
+    action = agents.make("mampfos/heuristic").act(g.view(g.current_seat), mask,
+                                                  np.random.default_rng(0))
+    assert mask[action]
+    return MampfosGame.action_to_str(action)
+
+
+def test_expected_share_by_hand():
+    out = [4, 0, 0, 0, 0]
+    assert expected_share(out, 0, others=0) == 4
+    assert expected_share(out, 1, others=2) == 0
+    # One opponent picks orange with chance 5/9 (4 + 1 against 1 for each empty colour): then
+    # each gets 4 // 2 = 2; otherwise 4 for me alone.
+    assert expected_share(out, 0, others=1) == pytest.approx(4 * 4 / 9 + 2 * 5 / 9)
+    # Two biscuits, two opponents: shared three ways nobody gets any (P-12).
+    q = 3 / 7
+    expected = (1 - q) ** 2 * 2 + 2 * q * (1 - q) * 1 + q**2 * 0
+    assert expected_share([2, 0, 0, 0, 0], 0, others=2) == pytest.approx(expected)
+
+
+def test_millwheel_on_the_best_expected_share():
+    bellies = [colours(red=6, blue=1), colours(), colours()]
+    g = game_from(state(phase="wheel", card="drop W", donkey="white", feed_left=0,
+                        bellies=bellies))
+    assert decide(g) == "wheel red"
+
+
+def test_millwheel_avoids_a_colour_too_small_to_share():
+    # Three players: red 1 is lost if anyone else picks it too; blue 3 can be shared 3 ways.
+    bellies = [colours(red=1, blue=3), colours(), colours()]
+    g = game_from(state(phase="wheel", card="drop W", donkey="white", feed_left=0,
+                        bellies=bellies))
+    assert decide(g) == "wheel blue"
+
+
+def test_feeds_the_colour_the_donkey_holds_most_of():
+    bellies = [colours(green=2, red=1), colours(yellow=5), colours()]
+    g = game_from(state(bellies=bellies))
+    assert decide(g) == "feed green"
+
+
+def test_a_star_droppings_empties_the_most_promising_donkey():
+    bellies = [colours(red=1), colours(), colours(blue=5, green=2)]
+    g = game_from(state(phase="donkey", card="drop *", donkey=None, feed_left=0,
+                        bellies=bellies))
+    assert decide(g) == "donkey brown"
+
+
+def test_recall_memory_follows_the_bellies_exactly():
+    env = loco_envs.make("mampfos_v0", wrapped=False, num_players=3, memory="recall")
+    decisions = 0
+    for seed in range(3):
+        env.reset(seed=seed)
+        g = env.game
+        bots = [agents.make("mampfos/heuristic") for _ in range(3)]
+        rng = np.random.default_rng(seed)
+        while not g.terminal:
+            seat = g.current_seat
+            view = g.view(seat)
+            assert view.bellies is None
+            action = bots[seat].act(view, g.legal_mask(), rng)
+            np.testing.assert_array_equal(bots[seat].memory, np.array(g.bellies))
+            g.apply(action)
+            decisions += 1
+    assert decisions > 100
+
+
+def test_heuristic_beats_random_three_players():
+    lineup = ("mampfos/heuristic", "random", "random")
+    assert win_rate("mampfos_v0", 3, lineup, 30, "mampfos/heuristic") >= 0.8  # chance: 1/3
