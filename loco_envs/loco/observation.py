@@ -137,7 +137,7 @@ def encode_game(game: LocoGame, seat: int) -> np.ndarray:
     for s, call in enumerate(game.calls):
         ones.append(base + ((s - seat) % n) * PER_SEAT + 1 + call)
     caller, announced = game.contre_queue[0] if phase == CONTRE else (-1, False)
-    for column, who in ((10, game.turn_seat), (11, game.current_seat), (12, game.lander),
+    for column, who in ((10, game.turn_seat), (11, game.visible_actor(seat)), (12, game.lander),
                         (13, caller)):
         if who >= 0:
             ones.append(base + ((who - seat) % n) * PER_SEAT + column)

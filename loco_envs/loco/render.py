@@ -35,8 +35,9 @@ def render(game: LocoGame, seat: int | None, reveal_all: bool = False) -> str:
         f"top {C.CODES[game.discard[-1]]}  colour {C.COLOUR_NAMES[game.colour]}"
         + (f"  pending {game.pending_kind} x{game.pending}" if game.pending else ""),
     ]
+    actor = game.current_seat if reveal_all or seat is None else game.visible_actor(seat)
     for s in range(game.num_players):
-        marker = ">" if s == game.current_seat else " "
+        marker = ">" if s == actor else " "
         status = "left" if not game.active[s] else ("" if game.in_round[s] else "sits out")
         call = CALL_STATES[game.calls[s]]
         call_text = {"announced": " LOCO!", "silent": " (silent)", "owed": " (must call)"}.get(
@@ -51,5 +52,6 @@ def render(game: LocoGame, seat: int | None, reveal_all: bool = False) -> str:
         order = sorted(range(game.num_players), key=ranks.__getitem__)
         lines.append("match over: " + ", ".join(f"p{s} #{ranks[s] + 1}" for s in order))
     else:
-        lines.append(f"p{game.current_seat} to decide: {PHASE_TEXT[phase]}")
+        who = f"p{actor}" if actor >= 0 else "someone holding it"
+        lines.append(f"{who} to decide: {PHASE_TEXT[phase]}")
     return "\n".join(lines)

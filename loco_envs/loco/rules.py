@@ -678,7 +678,7 @@ class LocoGame(Game):
         discard_counts = np.bincount(self.discard, minlength=C.NUM_IDENTITIES).tolist()
         return LocoView(
             seat=seat, num_players=self.num_players, phase=PHASES[self.phase],
-            actor=self.current_seat, turn_seat=self.turn_seat, lander=self.lander,
+            actor=self.visible_actor(seat), turn_seat=self.turn_seat, lander=self.lander,
             hand=tuple(self.hands[seat].tolist()),
             drawn=self.drawn if seat == self.current_seat and self.phase == AFTER_DRAW else None,
             top=self.discard[-1], colour=self.colour, direction=self.direction,
@@ -692,6 +692,16 @@ class LocoGame(Game):
             discard_counts=tuple(discard_counts),
             contre_caller=caller, contre_announced=announced,
         )
+
+    def visible_actor(self, seat: int) -> int:
+        """Who decides now, as ``seat`` may know it.
+
+        Only holders of the top card are asked in a slap window, so naming them would reveal
+        their hands: others see ``-1`` there.
+        """
+        if self.phase == SLAP and seat != self.current_seat:
+            return -1
+        return self.current_seat
 
     @classmethod
     def action_to_str(cls, action: int) -> str:

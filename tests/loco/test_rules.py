@@ -291,6 +291,21 @@ def test_L41_slap_choices_stay_hidden_until_the_window_closes():
     assert np.array_equal(obs_a, obs_b) and view_a == view_b and np.array_equal(other_a, other_b)
 
 
+def test_L41_who_holds_the_slapped_card_stays_hidden_from_the_others():
+    observed = []
+    for holder_hands in ((["W", "r1"], ["y4", "y5"]), (["r1", "y4"], ["W", "y5"])):
+        hands = [["W", "b1", "b9"], ["b4", "b2"], *holder_hands]
+        env = loco_envs.make("loco_v0", num_players=4, wrapped=False)
+        env.reset(seed=0, options={"state": position(hands, ["g3"])})
+        for text in ("play W", "colour r"):
+            env.step(env.str_to_action(text))
+        assert env.game.phase == 7
+        observed.append([env.observe(f"player_{s}")["observation"] for s in (0, 1)])
+        assert env.view("player_1").actor == -1
+    for before, after in zip(*observed, strict=True):
+        assert np.array_equal(before, after)
+
+
 def test_L42_photo_finish_is_a_seeded_draw_among_the_slappers():
     hands = [["W", "b1", "b9"], ["b4", "b2"], ["W", "r1"], ["W", "y5"]]
     winners = set()
