@@ -101,58 +101,65 @@ def encode(view: LocoView) -> np.ndarray:
     return obs
 
 
-_SEAT_COLUMNS = (0, 5, 6, 7, 8, 9)  # hand size, active, in round, total, rounds won, left-over
-_SEAT_DIVISOR = np.array([1, 1, 1, 100, 1, 100], np.float64)[:, None]
+class _Offsets:
+    """Start index of every slice for one player count, as plain ints (hot-path lookups)."""
+
+    def __init__(self, num_players: int):
+        sl = slices(num_players)
+        self.size = sl["discard"].stop
+        self.top, self.colour = sl["top"].start, sl["colour"].start
+        self.direction, self.pending = sl["direction"].start, sl["pending"].start
+        self.phase, self.drawn = sl["phase"].start, sl["drawn"].start
+        self.swaps_left, self.seats = sl["swaps_left"].start, sl["seats"].start
+        self.contre_announced, self.match = sl["contre_announced"].start, sl["match"].start
+        self.draw_pile, self.discard = sl["draw_pile"].start, sl["discard"].start
 
 
-@cache
-def _seat_targets(num_players: int, seat: int) -> np.ndarray:
-    """Where each (column, absolute seat) value of the seats block lands for observer ``seat``."""
-    base = slices(num_players)["seats"].start
-    return np.array([[base + ((s - seat) % num_players) * PER_SEAT + column
-                      for s in range(num_players)] for column in _SEAT_COLUMNS]).ravel()
+_offsets = cache(_Offsets)
 
 
 def encode_game(game: LocoGame, seat: int) -> np.ndarray:
-    """The same vector as ``encode(game.view(seat))``, read straight from the engine's arrays.
+    """The same vector as ``encode(game.view(seat))``, read straight from the engine's state.
 
-    This is the env's hot path, so it gathers the one-hot and scalar entries into index lists
-    and writes each group at once; ``tests/loco/test_env.py`` pins it to :func:`encode`.
+    This is the env's hot path: scalar writes into a zeroed buffer, no intermediate view;
+    ``tests/loco/test_env.py`` pins it to :func:`encode`.
     """
     n = game.num_players
-    sl = slices(n)
-    obs = np.zeros(sl["discard"].stop, np.float32)
-    obs[: NUM_IDENTITIES] = game.hands[seat]
-    phase = game.phase
-    ones = [sl["top"].start + game.discard[-1], sl["colour"].start + game.colour]
-    if game.direction == 1:
-        ones.append(sl["direction"].start)
+    o = _offsets(n)
+    obs = np.zeros(o.size, np.float32)
+    obs[:NUM_IDENTITIES] = game.hands[seat]
+    obs[o.top + game.discard[-1]] = 1
+    obs[o.colour + game.colour] = 1
+    obs[o.direction] = game.direction == 1
+    obs[o.pending] = game.pending
     if game.pending_kind:
-        ones.append(sl["pending"].start + 1 + (game.pending_kind == "+4"))
+        obs[o.pending + 1 + (game.pending_kind == "+4")] = 1
+    phase = game.phase
     if phase < NUM_PHASES:
-        ones.append(sl["phase"].start + phase)
+        obs[o.phase + phase] = 1
     if phase == AFTER_DRAW and seat == game.current_seat and game.drawn is not None:
-        ones.append(sl["drawn"].start + game.drawn)
-    base = sl["seats"].start
-    for s, call in enumerate(game.calls):
-        ones.append(base + ((s - seat) % n) * PER_SEAT + 1 + call)
+        obs[o.drawn + game.drawn] = 1
+    obs[o.swaps_left] = game.swaps_left
+    for s in range(n):
+        row = o.seats + ((s - seat) % n) * PER_SEAT
+        obs[row] = game.hand_sizes[s]
+        obs[row + 1 + game.calls[s]] = 1
+        obs[row + 5] = game.active[s]
+        obs[row + 6] = game.in_round[s]
+        obs[row + 7] = game.scores[s] / 100
+        obs[row + 8] = game.rounds_won[s]
+        obs[row + 9] = game.leftover[s] / 100
     caller, announced = game.contre_queue[0] if phase == CONTRE else (-1, False)
     for column, who in ((10, game.turn_seat), (11, game.visible_actor(seat)), (12, game.lander),
                         (13, caller)):
         if who >= 0:
-            ones.append(base + ((who - seat) % n) * PER_SEAT + column)
-    if announced:
-        ones.append(sl["contre_announced"].start)
-    if game.decider:
-        ones.append(sl["match"].start + 2)
-    obs[ones] = 1
-    m = sl["match"].start
-    obs[[sl["pending"].start, sl["swaps_left"].start, m, m + 1, sl["draw_pile"].start]] = (
-        game.pending, game.swaps_left, game.round, game.rounds, len(game.draw_pile))
-    columns = np.array((game.hand_sizes, game.active, game.in_round, game.scores,
-                        game.rounds_won, game.leftover), np.float64) / _SEAT_DIVISOR
-    obs[_seat_targets(n, seat)] = columns.ravel()
-    obs[sl["discard"]] = np.bincount(game.discard, minlength=NUM_IDENTITIES)
+            obs[o.seats + ((who - seat) % n) * PER_SEAT + column] = 1
+    obs[o.contre_announced] = announced
+    obs[o.match] = game.round
+    obs[o.match + 1] = game.rounds
+    obs[o.match + 2] = game.decider
+    obs[o.draw_pile] = len(game.draw_pile)
+    obs[o.discard:] = game.discard_counts
     return obs
 
 

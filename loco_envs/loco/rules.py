@@ -159,6 +159,7 @@ class LocoGame(Game):
         self.hand_sizes = [0] * n
         self.draw_pile: list[int] = []
         self.discard: list[int] = []
+        self.discard_counts = np.zeros(C.NUM_IDENTITIES, np.int16)  # of ``discard``, per identity
         self.colour = 0
         self.direction = 1
         self.pending = 0
@@ -212,7 +213,7 @@ class LocoGame(Game):
         turned: list[int] = []
         while not C.IS_NUMBER[deck[-1]]:
             turned.append(deck.pop())
-        self.discard = [deck.pop()]
+        self._set_discard([deck.pop()])
         if turned:
             deck.extend(turned)
             self.rng.shuffle(deck)
@@ -229,13 +230,17 @@ class LocoGame(Game):
         self.swaps_left = self.rotations_left = 0
         self.turn_seat = opener
 
+    def _set_discard(self, cards: list[int]) -> None:
+        self.discard = cards
+        self.discard_counts = np.bincount(cards, minlength=C.NUM_IDENTITIES).astype(np.int16)
+
     def _draw(self, seat: int, count: int) -> list[int]:
         """L-13: draw up to ``count`` cards, reshuffling the discard pile under its top card."""
         got: list[int] = []
         for _ in range(count):
             if not self.draw_pile and len(self.discard) > 1:
                 self.draw_pile = self.discard[:-1]
-                self.discard = self.discard[-1:]
+                self._set_discard(self.discard[-1:])
                 self.rng.shuffle(self.draw_pile)
             if not self.draw_pile:
                 break
@@ -400,6 +405,7 @@ class LocoGame(Game):
         self.hands[seat][ident] -= count
         self._resize(seat, self.hand_sizes[seat] - count)
         self.discard.extend([ident] * count)
+        self.discard_counts[ident] += count
         self.lander = seat
         self.drawn = None
         if self.hand_sizes[seat] == 0:
@@ -675,7 +681,7 @@ class LocoGame(Game):
     # ------------------------------------------------------------------ views and text
     def view(self, seat: int) -> LocoView:
         caller, announced = self.contre_queue[0] if self.phase == CONTRE else (-1, False)
-        discard_counts = np.bincount(self.discard, minlength=C.NUM_IDENTITIES).tolist()
+        discard_counts = self.discard_counts.tolist()
         return LocoView(
             seat=seat, num_players=self.num_players, phase=PHASES[self.phase],
             actor=self.visible_actor(seat), turn_seat=self.turn_seat, lander=self.lander,

@@ -115,9 +115,10 @@ def load_state(cls: type[LocoGame], data: dict, rng: np.random.Generator,
         game.hands[seat][:] = np.bincount(ids, minlength=C.NUM_IDENTITIES) if ids else 0
         game.hand_sizes[seat] = len(ids)
     game.draw_pile = _cards("draw_pile", data.get("draw_pile"))
-    game.discard = _cards("discard", data.get("discard"))
-    if not game.discard:
+    discard = _cards("discard", data.get("discard"))
+    if not discard:
         raise _bad("discard", "the discard pile cannot be empty")
+    game._set_discard(discard)
     all_cards += game.draw_pile + game.discard
     counts = np.bincount(all_cards, minlength=C.NUM_IDENTITIES)
     if not np.array_equal(counts, C.FULL_DECK_COUNTS):

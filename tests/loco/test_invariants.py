@@ -39,6 +39,7 @@ def check_match(seed: int) -> int:
         assert sum(g.hand_sizes) + len(g.draw_pile) + len(g.discard) == C.DECK_SIZE, seed
         for s in range(n):
             assert int(g.hands[s].sum()) == g.hand_sizes[s] >= 0
+        assert int(g.discard_counts.sum()) == len(g.discard)
         gained = [a - b for a, b in zip(g.scores, before, strict=True)]
         if any(gained):  # L-71: the round winner scores the points left in the other hands
             winner = int(np.argmax(gained))
