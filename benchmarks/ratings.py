@@ -60,6 +60,8 @@ import numpy as np
 __all__ = [
     "AgentRating",
     "RECORD_FIELDS",
+    "BootstrapFit",
+    "bootstrap_fit",
     "bradley_terry",
     "compute_ratings",
     "elo_from_strengths",
@@ -268,6 +270,50 @@ def compute_ratings(records: Sequence[dict], bootstrap: int = 1000, seed: int = 
     ``bootstrap`` resamples of the deals give the 95% intervals, drawn from
     ``numpy.random.default_rng(seed)``.
     """
+    fit = bootstrap_fit(records, bootstrap, seed, prior, anchor)
+    if bootstrap:
+        elo_lo, elo_hi = np.percentile(fit.elo_samples, [2.5, 97.5], axis=0)
+        wr_lo, wr_hi = np.percentile(fit.win_rate_samples, [2.5, 97.5], axis=0)
+    else:
+        elo_lo = elo_hi = fit.elo
+        wr_lo = wr_hi = fit.win_rate
+    skill = openskill_ratings(records, fit.agents)
+    table = [
+        AgentRating(agent=name, games=int(fit.games[i]), seats=int(fit.seats[i]),
+                    win_rate=float(fit.win_rate[i]), win_rate_low=float(wr_lo[i]),
+                    win_rate_high=float(wr_hi[i]), elo=float(fit.elo[i]),
+                    elo_low=float(elo_lo[i]), elo_high=float(elo_hi[i]), mu=skill[name][0],
+                    sigma=skill[name][1], ordinal=skill[name][2])
+        for i, name in enumerate(fit.agents)
+    ]
+    return sorted(table, key=lambda r: (-r.elo, r.agent))
+
+
+@dataclass(frozen=True)
+class BootstrapFit:
+    """The Elo fit of a set of records and its bootstrap resamples (one row per resample)."""
+
+    agents: list[str]
+    elo: np.ndarray
+    elo_samples: np.ndarray
+    win_rate: np.ndarray
+    win_rate_samples: np.ndarray
+    wins: np.ndarray  # pairwise win matrix of all the records
+    games: np.ndarray
+    seats: np.ndarray
+
+    def order_confidence(self, order: Sequence[str]) -> float:
+        """Share of resamples in which the Elo ratings keep ``order`` (best first) strictly."""
+        if not len(self.elo_samples):
+            return 1.0
+        idx = [self.agents.index(name) for name in order]
+        ordered = self.elo_samples[:, idx]
+        return float(np.mean(np.all(ordered[:, :-1] > ordered[:, 1:], axis=1)))
+
+
+def bootstrap_fit(records: Sequence[dict], bootstrap: int = 1000, seed: int = 0,
+                  prior: float = 1.0, anchor: str | None = None) -> BootstrapFit:
+    """Fit Elo to ``records`` and to ``bootstrap`` resamples of their deals."""
     if not records:
         raise ValueError("no match records to rate")
     agents = _agents_of(records)
@@ -289,32 +335,19 @@ def compute_ratings(records: Sequence[dict], bootstrap: int = 1000, seed: int = 
         return out
 
     deal_wins, deal_firsts, deal_seats = by_deal(per_game), by_deal(firsts), by_deal(seats)
-    elo = elo_from_strengths(bradley_terry(per_game.sum(axis=0), prior), a)
+    wins = per_game.sum(axis=0)
+    elo = elo_from_strengths(bradley_terry(wins, prior), a)
     win_rate = firsts.sum(axis=0) / np.maximum(seats.sum(axis=0), 1)
     rng = np.random.default_rng(seed)
     boot_elo = np.empty((bootstrap, len(agents)))
     boot_wr = np.empty((bootstrap, len(agents)))
     for b in range(bootstrap):
         counts = rng.multinomial(n_deals, np.full(n_deals, 1.0 / n_deals)).astype(float)
-        wins = np.tensordot(counts, deal_wins, axes=1)
-        boot_elo[b] = elo_from_strengths(bradley_terry(wins, prior, tol=1e-9), a)
+        resampled = np.tensordot(counts, deal_wins, axes=1)
+        boot_elo[b] = elo_from_strengths(bradley_terry(resampled, prior, tol=1e-9), a)
         boot_wr[b] = (counts @ deal_firsts) / np.maximum(counts @ deal_seats, 1)
-    if bootstrap:
-        elo_lo, elo_hi = np.percentile(boot_elo, [2.5, 97.5], axis=0)
-        wr_lo, wr_hi = np.percentile(boot_wr, [2.5, 97.5], axis=0)
-    else:
-        elo_lo = elo_hi = elo
-        wr_lo = wr_hi = win_rate
-    skill = openskill_ratings(records, agents)
-    table = [
-        AgentRating(agent=name, games=int(played[i]), seats=int(seats[:, i].sum()),
-                    win_rate=float(win_rate[i]), win_rate_low=float(wr_lo[i]),
-                    win_rate_high=float(wr_hi[i]), elo=float(elo[i]), elo_low=float(elo_lo[i]),
-                    elo_high=float(elo_hi[i]), mu=skill[name][0], sigma=skill[name][1],
-                    ordinal=skill[name][2])
-        for i, name in enumerate(agents)
-    ]
-    return sorted(table, key=lambda r: (-r.elo, r.agent))
+    return BootstrapFit(agents, elo, boot_elo, win_rate, boot_wr, wins, played,
+                        seats.sum(axis=0))
 
 
 def _per_game_firsts(records: Sequence[dict], agents: Sequence[str]):
