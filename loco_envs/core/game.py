@@ -11,6 +11,7 @@ environment seeds; nothing touches the global RNG.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from types import ModuleType
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,6 +34,8 @@ class Game(ABC):
     OPTIONS: ClassVar[dict[str, Option]] = {}
     #: Size of the action codec (the same for every player count).
     NUM_ACTIONS: ClassVar[int] = 0
+    #: The game's action codec module, with ``action_to_str`` and ``str_to_action``.
+    codec: ClassVar[ModuleType]
 
     num_players: int
     current_seat: int
@@ -79,14 +82,14 @@ class Game(ABC):
         """Rebuild a state from :meth:`state_dict` output; ``ValueError`` names a bad field."""
 
     @classmethod
-    @abstractmethod
     def action_to_str(cls, action: int) -> str:
         """A short human-readable name of an action index (context-free, so records can use it)."""
+        return cls.codec.action_to_str(action)
 
     @classmethod
-    @abstractmethod
     def str_to_action(cls, text: str) -> int:
         """Inverse of :meth:`action_to_str`; ``ValueError`` for an unknown string."""
+        return cls.codec.str_to_action(text)
 
     @abstractmethod
     def render_text(self, seat: int | None, reveal_all: bool = False) -> str:

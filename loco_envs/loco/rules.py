@@ -143,6 +143,7 @@ class LocoGame(Game):
                                "one number or one per seat", check=_timeout_rates),
     }
     NUM_ACTIONS = A.NUM_ACTIONS
+    codec = A
 
     def __init__(self, rng: np.random.Generator, num_players: int = 2, rounds: int = 1,
                  photo_finish: str = "random", timeout_rate: float | Sequence[float] = 0.0,
@@ -709,13 +710,6 @@ class LocoGame(Game):
             return -1
         return self.current_seat
 
-    @classmethod
-    def action_to_str(cls, action: int) -> str:
-        return A.action_to_str(action)
-
-    @classmethod
-    def str_to_action(cls, text: str) -> int:
-        return A.str_to_action(text)
 
     def render_text(self, seat: int | None, reveal_all: bool = False) -> str:
         from loco_envs.loco.render import render

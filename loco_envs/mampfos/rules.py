@@ -201,6 +201,7 @@ class MampfosGame(Game):
                          choices=("perfect", "recall")),
     }
     NUM_ACTIONS: ClassVar[int] = codec.NUM_ACTIONS
+    codec = codec  # the actions module, named by the Game contract
 
     def __init__(self, rng: np.random.Generator, num_players: int = 3,
                  memory: str = "perfect"):
@@ -478,15 +479,6 @@ class MampfosGame(Game):
         from loco_envs.mampfos.render import render
 
         return render(self, seat, reveal_all)
-
-    # --- actions ----------------------------------------------------------------------------
-    @classmethod
-    def action_to_str(cls, action: int) -> str:
-        return codec.action_to_str(action)
-
-    @classmethod
-    def str_to_action(cls, text: str) -> int:
-        return codec.str_to_action(text)
 
     # --- state ------------------------------------------------------------------------------
     def state_dict(self) -> dict:

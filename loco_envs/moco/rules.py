@@ -140,6 +140,7 @@ class MocoGame(Game):
                         "each game, scores adding up (M-30)", check=_boolean),
     }
     NUM_ACTIONS = _NUM_ACTIONS
+    codec = codec  # the actions module, named by the Game contract
 
     def __init__(self, rng: np.random.Generator, num_players: int = 4, match: bool = False):
         self.rng = rng
@@ -337,15 +338,6 @@ class MocoGame(Game):
         from loco_envs.moco.render import render_text
 
         return render_text(self, seat, reveal_all)
-
-    # --- actions ---------------------------------------------------------------------------
-    @classmethod
-    def action_to_str(cls, action: int) -> str:
-        return codec.action_to_str(action)
-
-    @classmethod
-    def str_to_action(cls, text: str) -> int:
-        return codec.str_to_action(text)
 
     # --- state -----------------------------------------------------------------------------
     def state_dict(self) -> dict:

@@ -201,6 +201,7 @@ class MomoGame(Game):
         "expansion_b": Option(False, "K-31 acrobatic picture (not in solo)", choices=(False, True)),
     }
     NUM_ACTIONS: ClassVar[int] = NUM_ACTIONS
+    codec = A
 
     def __init__(
         self,
@@ -597,14 +598,6 @@ class MomoGame(Game):
         return game
 
     # --- names and pictures ---------------------------------------------------------------
-    @classmethod
-    def action_to_str(cls, action: int) -> str:
-        return A.action_to_str(action)
-
-    @classmethod
-    def str_to_action(cls, text: str) -> int:
-        return A.str_to_action(text)
-
     def render_text(self, seat: int | None, reveal_all: bool = False) -> str:
         from loco_envs.momo.render import render_game
 
