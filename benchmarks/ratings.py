@@ -397,7 +397,7 @@ def plot_ratings(ratings: Sequence[AgentRating], path: str | Path, title: str = 
     names = [r.agent for r in order]
     y = np.arange(len(order))
     fig, (ax_elo, ax_skill) = plt.subplots(
-        1, 2, figsize=(10, 1.2 + 0.55 * len(order)), sharey=True, constrained_layout=True
+        1, 2, figsize=(10, 1.5 + 0.55 * len(order)), sharey=True, layout="constrained"
     )
     elo = np.array([r.elo for r in order])
     err = np.array([[r.elo - r.elo_low for r in order], [r.elo_high - r.elo for r in order]])
@@ -414,7 +414,8 @@ def plot_ratings(ratings: Sequence[AgentRating], path: str | Path, title: str = 
                       label="mu ± 2σ")
     ax_skill.plot([r.ordinal for r in order], y, "x", color="black", label="ordinal (mu − 3σ)")
     ax_skill.set_xlabel("OpenSkill (Plackett–Luce)")
-    ax_skill.legend(loc="best", fontsize=8)
+    fig.legend(*ax_skill.get_legend_handles_labels(), loc="outside lower right", ncol=2,
+               fontsize=8, frameon=False)
     ax_elo.set_ylim(-0.7, len(order) - 0.3)
     if title:
         fig.suptitle(title)
