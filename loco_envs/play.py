@@ -207,7 +207,9 @@ class LocoNarrator(Narrator):
                           if v.rounds_won[s] > before["rounds_won"][s])
         if winner == person:
             return ["Your slap lands!"]
-        lines = [f"{self.label(winner)} slaps it first!"]
+        from loco_envs.loco import cards as C
+
+        lines = [f"{self.label(winner)} slaps {C.CODES[v.top]} on top, first!"]
         if person in slappers:
             lines.append(f"{self.label(winner)} was faster: your slap did not land.")
         return lines
@@ -319,6 +321,11 @@ NARRATORS: dict[str, type[Narrator]] = {
 # --------------------------------------------------------------------------------------------
 # Reading the person's input
 # --------------------------------------------------------------------------------------------
+def plain_input(console: Console) -> InputFn:
+    """The console's line input, with the prompt printed as is (brackets are not markup)."""
+    return lambda prompt: console.input(Text(prompt))
+
+
 def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
@@ -563,7 +570,7 @@ def play_game(env: Any, seat: int, bots: dict[int, Any], *, console: Console | N
     """
     console = console or Console()
     return TerminalGame(env, seat, bots, console=console,
-                        input_fn=input_fn or console.input,
+                        input_fn=input_fn or plain_input(console),
                         rng=rng if rng is not None else np.random.default_rng(),
                         delay=delay).run()
 
@@ -664,7 +671,7 @@ def _make_bots(specs_text: str | None, env_id: str, num_players: int, seat: int,
         if spec not in built:
             try:
                 built[spec] = agents.make(spec)
-            except ValueError as exc:
+            except (ValueError, ImportError, OSError, RuntimeError) as exc:  # e.g. a checkpoint
                 parser.error(f"--opponents: {exc}")
         bots[s] = built[spec]
     return bots

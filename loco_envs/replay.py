@@ -37,6 +37,11 @@ from loco_envs.core.registry import make
 InputFn = Callable[[str], str]
 
 
+def plain_input(console: Console) -> InputFn:
+    """The console's line input, with the prompt printed as is (brackets are not markup)."""
+    return lambda prompt: console.input(Text(prompt))
+
+
 def start(number: int, header: dict) -> Any:
     """The raw env at the recorded start; ``ValueError`` with the line number, as ``replay``."""
     missing = [key for key in ("env", "options", "seed") if key not in header]
@@ -180,7 +185,7 @@ def main(argv: Sequence[str] | None = None, *, input_fn: InputFn | None = None,
     """Run the command line; returns the exit status (1 for a bad record)."""
     args = build_parser().parse_args(argv)
     console = console or Console()
-    viewer = Viewer(args.record, console=console, input_fn=input_fn or console.input,
+    viewer = Viewer(args.record, console=console, input_fn=input_fn or plain_input(console),
                     step=args.step, reveal=args.reveal, brief=args.brief)
     return viewer.run()
 

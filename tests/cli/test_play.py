@@ -178,6 +178,17 @@ def test_a_bot_in_a_slap_window_gives_nothing_away():
     assert window == "p1 (scripted): play r5\n"  # not a word of p3's decision to pass
 
 
+def test_a_bot_that_wins_a_slap_race_is_named_once_the_window_closes():
+    state = position([["g2", "g3"], ["r5", "b4", "b5"], ["b7", "b8"], ["r5", "y1", "y2"]],
+                     ["r9"], actor=1)
+    env = loco_env(state)
+    bots = {1: ScriptedBot(env, "play r5"), 2: ScriptedBot(env, "draw", "pass"),
+            3: ScriptedBot(env, "slap r5")}
+    _, out = play_loco(env, bots, ["quit"])
+    assert "p1 (scripted): play r5\np3 slaps r5 on top, first!\n" in out
+    assert "slap r5" not in out  # the bot's choice itself is never printed
+
+
 def test_loco_call_and_the_opponents_contre_loco():
     state = position([["y7", "g3"], ["b4", "b5", "b6"], ["r8", "g9", "b1"]], ["y5"])
     env = loco_env(state)

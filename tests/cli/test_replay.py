@@ -16,11 +16,12 @@ import loco_envs.replay as replay_cli
 from tests.cli.helpers import Script, console
 
 
-def record_game(path: Path, env_id: str = "loco_v0", seed: int = 3, **options) -> Path:
-    """A bot game saved as a record (random bots: quick and varied)."""
+def record_game(path: Path, env_id: str = "loco_v0", seed: int = 3, spec: str = "random",
+                **options) -> Path:
+    """A bot game saved as a record."""
     env = loco_envs.make(env_id, wrapped=False, **options)
     env.reset(seed=seed)
-    bot, rng = agents.make("random"), np.random.default_rng(seed)
+    bot, rng = agents.make(spec), np.random.default_rng(seed)
     while not env.game.terminal:
         agent = env.agent_selection
         env.step(bot.act(env.view(agent), env.observe(agent)["action_mask"], rng))
@@ -40,7 +41,11 @@ def moves_in(path: Path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def loco_record(tmp_path_factory) -> Path:
-    return record_game(tmp_path_factory.mktemp("rec") / "loco.jsonl", num_players=3)
+    # Heuristic bots finish a LOCO game in tens of moves (random ones take hundreds).
+    path = record_game(tmp_path_factory.mktemp("rec") / "loco.jsonl", spec="loco/heuristic",
+                       num_players=3)
+    assert 10 < len(moves_in(path)) < 300
+    return path
 
 
 def test_runs_to_the_end_with_every_move_and_the_table(loco_record):
@@ -182,3 +187,10 @@ def test_python_dash_m_exit_codes(loco_record, tmp_path):
     assert done.returncode == 1
     assert "record line 3: expected a JSON object" in done.stdout
     assert "Traceback" not in done.stderr
+
+
+def test_the_default_prompt_is_printed_as_is(loco_record, monkeypatch):
+    con, buffer = console()
+    monkeypatch.setattr("builtins.input", lambda *args: "q")
+    assert replay_cli.main([str(loco_record), "--step"], console=con) == 0
+    assert "[move 1/" in buffer.getvalue()  # not swallowed as console markup
