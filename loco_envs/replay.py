@@ -30,9 +30,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from loco_envs.core.records import _check_result, _replay_move, read_record
+from loco_envs.core.records import check_result, read_record, replay_move, start_replay
 from loco_envs.core.records import replay as replay_record
-from loco_envs.core.registry import make
 
 InputFn = Callable[[str], str]
 
@@ -40,19 +39,6 @@ InputFn = Callable[[str], str]
 def plain_input(console: Console) -> InputFn:
     """The console's line input, with the prompt printed as is (brackets are not markup)."""
     return lambda prompt: console.input(Text(prompt))
-
-
-def start(number: int, header: dict) -> Any:
-    """The raw env at the recorded start; ``ValueError`` with the line number, as ``replay``."""
-    missing = [key for key in ("env", "options", "seed") if key not in header]
-    if missing:
-        raise ValueError(f"record line {number}: header lacks {missing}")
-    try:
-        env = make(header["env"], wrapped=False, **header["options"])
-        env.reset(seed=header["seed"], options={"state": header.get("state")})
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"record line {number}: {exc}") from None
-    return env
 
 
 class Viewer:
@@ -78,7 +64,7 @@ class Viewer:
         try:
             lines = read_record(self.path)
             number, header = lines[0]
-            env = start(number, header)
+            env = start_replay(number, header)
         except OSError as exc:
             self.say(f"error: cannot read {self.path}: {exc.strerror or exc}", "bold red")
             return 1
@@ -92,13 +78,13 @@ class Viewer:
         for number, line in lines[1:]:
             try:
                 if "result" in line:
-                    _check_result(env, number, line["result"])
+                    check_result(env, number, line["result"])
                     checked = True
                     continue
                 if self.step and not self.wait(done, len(moves)):
                     self.say(f"Stopped after {done} of {len(moves)} moves.", "bold")
                     return 0
-                _replay_move(env, number, line)
+                replay_move(env, number, line)
             except ValueError as exc:
                 return self.fail(exc)
             done += 1

@@ -35,24 +35,32 @@ def replay(path: str | Path) -> Any:
     illegal or misnamed action, or a different result raises ``ValueError`` with the line number.
     """
     lines = read_record(path)
-    number, header = lines[0]
-    missing = [key for key in ("env", "options", "seed") if key not in header]
-    if missing:
-        raise ValueError(f"record line {number}: header lacks {missing}")
-    try:
-        env = make(header["env"], wrapped=False, **header["options"])
-        env.reset(seed=header["seed"], options={"state": header.get("state")})
-    except ValueError as exc:
-        raise ValueError(f"record line {number}: {exc}") from None
+    env = start_replay(*lines[0])
     for number, line in lines[1:]:
         if "result" in line:
-            _check_result(env, number, line["result"])
-            continue
-        _replay_move(env, number, line)
+            check_result(env, number, line["result"])
+        else:
+            replay_move(env, number, line)
     return env
 
 
-def _replay_move(env: Any, number: int, line: dict) -> None:
+def start_replay(number: int, header: dict) -> Any:
+    """The raw env at a record's start, built from its header line (number ``number``)."""
+    missing = [key for key in ("env", "options", "seed") if key not in header]
+    if missing:
+        raise ValueError(f"record line {number}: header lacks {missing}")
+    if not isinstance(header["options"], dict):
+        raise ValueError(f"record line {number}: header 'options' must be an object")
+    try:
+        env = make(header["env"], wrapped=False, **header["options"])
+        env.reset(seed=header["seed"], options={"state": header.get("state")})
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"record line {number}: {exc}") from None
+    return env
+
+
+def replay_move(env: Any, number: int, line: dict) -> None:
+    """Check one move line against the replaying env, then play it."""
     for key in ("agent", "action"):
         if key not in line:
             raise ValueError(f"record line {number}: move lacks {key!r}")
@@ -76,7 +84,8 @@ def _replay_move(env: Any, number: int, line: dict) -> None:
         raise ValueError(f"record line {number}: {exc}") from None
 
 
-def _check_result(env: Any, number: int, result: dict) -> None:
+def check_result(env: Any, number: int, result: dict) -> None:
+    """Check a record's final line against the replayed game."""
     if not env.game.terminal:
         raise ValueError(f"record line {number}: the record ends the game, the replay does not")
     ranks = list(env.game.final_ranks())

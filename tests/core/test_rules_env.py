@@ -8,7 +8,7 @@ import pytest
 from pettingzoo.test import api_test
 
 from loco_envs.core import rank_rewards, score_rewards
-from loco_envs.core.records import _check_result
+from loco_envs.core.records import check_result
 from loco_envs.core.registry import wrap
 from tests.core.toy_game import RaceEnv
 
@@ -87,6 +87,6 @@ def test_record_has_header_moves_and_result(tmp_path):
     assert lines[0]["options"]["reward"] == "score"
     assert all(line["action_str"] == "add 2" for line in lines[1:-1])
     assert lines[-1]["result"]["scores"] == env.game.final_scores()
-    _check_result(env, 9, lines[-1]["result"])
+    check_result(env, 9, lines[-1]["result"])
     with pytest.raises(ValueError, match="line 9"):
-        _check_result(env, 9, {"ranks": [0, 0], "scores": [0.0, 0.0]})
+        check_result(env, 9, {"ranks": [0, 0], "scores": [0.0, 0.0]})
