@@ -6,10 +6,13 @@ STAMP := $(VENV)/.installed
 
 .PHONY: test test-slow run lint bench clean
 
+# torch first, pinned: this version resolves to the CPU build here (a bare torch requirement
+# would pull a multi-GB CUDA build); then the project with its dev and train extras.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e ".[dev,train]"
 	touch $(STAMP)
 
 test: $(STAMP)
@@ -18,8 +21,13 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -n auto -m slow
 
+# The main job: train the LOCO quick config (self-play PPO, a few minutes on 2 cores), then a
+# tournament of the trained agent against the heuristic and random bots: ratings table + plot.
+RUN_CKPT := runs/make_run/loco_quick_final
 run: $(STAMP)
-	$(PY) -m loco_envs.demo --players 4 --rounds 3 --seed 7
+	$(PY) -m train configs/loco_quick.yaml --final-eval-games 0 --final-checkpoint $(RUN_CKPT)
+	$(PY) -m benchmarks.tournament loco_v0 --players 2 --games 300 --seed 0 --workers 2 \
+		--agents ppo:$(RUN_CKPT).zip loco/heuristic random --out runs/make_run/tournament
 
 lint: $(STAMP)
 	$(PY) -m ruff check loco_envs agents train benchmarks tests

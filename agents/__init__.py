@@ -20,7 +20,7 @@ spec                           bot
 ``<game>/heuristic``           a short scripted strategy per game: ``loco``, ``moco``,
                                ``momo``, ``mampfos`` (module ``agents.<game>``)
 ``loco/heuristic-strong``      LOCO heuristic that also tracks unseen cards and opponents
-``ppo:<checkpoint path>``      a trained policy (not yet available: raises ``ValueError``)
+``ppo:<checkpoint path>``      a trained policy (``train/``; needs the ``train`` extra)
 =============================  ==============================================================
 
 Bots are stateless between calls except where a docstring says otherwise; a bot that keeps
@@ -106,10 +106,19 @@ def make(spec: str) -> Bot:
 
 
 def _make_ppo(path: str) -> Bot:
-    # ---- PPO checkpoints: to be filled in by the training issue (train/) ------------------
-    # Load the checkpoint at ``path`` and wrap its policy as a Bot (``name`` = "ppo:<path>";
-    # ``act`` encodes the view with the game's observation module and masks the logits).
-    raise ValueError(
-        f"agent spec 'ppo:{path}': PPO checkpoints cannot be loaded yet (the training issue "
-        "adds the loader in train/); use 'random' or '<game>/heuristic'"
-    )
+    """A trained checkpoint (``train/``: ``<path>`` = the ``.zip`` with its ``.json`` sidecar).
+
+    It samples its move from the masked policy on the view's encoding, with the ``rng`` it is
+    handed (``train.policy.load_bot(path, deterministic=True)`` plays greedily); loading needs
+    the ``train`` extra, and is cached per file so a tournament may call this for every game.
+    """
+    if not path:
+        raise ValueError("agent spec 'ppo:<checkpoint path>': the path is missing")
+    try:
+        from train.policy import load_bot
+    except ImportError as exc:
+        raise ValueError(f"agent spec 'ppo:{path}' needs the 'train' extra ({exc})") from None
+    try:
+        return load_bot(path)
+    except ValueError as exc:
+        raise ValueError(f"agent spec 'ppo:{path}': {exc}") from None

@@ -1,0 +1,93 @@
+"""Configs: every provided config loads; unknown keys and bad values name the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from train.config import field_docs, load_config, parse_overrides
+from train.ppo import Args, main, parse_args
+
+CONFIGS = sorted((Path(__file__).parents[2] / "configs").glob("*.yaml"))
+
+
+def test_there_is_a_quick_and_a_full_config_per_game() -> None:
+    names = {p.stem for p in CONFIGS}
+    for game in ("loco", "moco", "momo", "mampfos"):
+        assert {f"{game}_quick", f"{game}_full"} <= names
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
+def test_provided_config_is_valid(path: Path) -> None:
+    args = parse_args([str(path)])
+    assert args.exp_name == path.stem
+    assert args.env_id.removesuffix("_v0") == path.stem.split("_")[0]
+
+
+def test_every_argument_has_a_docstring() -> None:
+    import dataclasses
+
+    docs = field_docs(Args)
+    assert [f.name for f in dataclasses.fields(Args)] == list(docs)
+    assert all(docs.values())
+
+
+def test_flags_override_the_file(tmp_path: Path) -> None:
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("env_id: moco_v0\nseed: 3\nnet_arch: [32]\n")
+    args = parse_args([str(cfg), "--seed", "7", "--net-arch", "[64, 64]", "--anneal-lr=false",
+                       "--opponent-mix", "{random: 1, moco/heuristic: 2}"])
+    assert (args.env_id, args.seed, args.net_arch, args.anneal_lr) == ("moco_v0", 7, [64, 64],
+                                                                        False)
+    assert args.opponent_mix == {"random": 1.0, "moco/heuristic": 2.0}
+    assert args.exp_name == "c"
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("colour: red\n", "colour"),
+        ("num_envs: four\n", "num_envs"),
+        ("num_envs: 0\n", "num_envs"),
+        ("anneal_lr: 1\n", "anneal_lr"),
+        ("gamma: 1.5\n", "gamma"),
+        ("learning_rate: -0.1\n", "learning_rate"),
+        ("env_id: chess_v0\n", "env_id"),
+        ("num_players: 11\n", "num_players"),
+        ("env_options: {rounds: 2}\n", "env_options"),
+        ("net_arch: [64, x]\n", "net_arch"),
+        ("opponent_mix: {random: -1}\n", "opponent_mix"),
+        ("opponent_mix: {moco/heuristic: 1}\n", "opponent_mix"),
+        ("opponent_mix: {snapshot: 1}\n", "opponent_mix"),
+        ("eval_opponents: [nobody]\n", "eval_opponents"),
+        ("eval_games: 3\n", "eval_games"),
+        ("batch_size: 100000\n", "batch_size"),
+        ("vec_env: threads\n", "vec_env"),
+        ("activation: gelu\n", "activation"),
+        ("target_kl: fast\n", "target_kl"),
+        ("resume: nowhere.zip\n", "nowhere.zip"),
+    ],
+)
+def test_bad_config_value_names_the_key(tmp_path: Path, text: str, key: str) -> None:
+    cfg = tmp_path / "bad.yaml"
+    cfg.write_text(text)
+    with pytest.raises(ValueError, match=key):
+        parse_args([str(cfg)])
+
+
+def test_bad_files_and_flags(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    with pytest.raises(ValueError, match="does not exist"):
+        load_config(tmp_path / "missing.yaml", Args)
+    listed = tmp_path / "list.yaml"
+    listed.write_text("- 1\n- 2\n")
+    with pytest.raises(ValueError, match="mapping"):
+        load_config(listed, Args)
+    with pytest.raises(ValueError, match="'no_such_key'"):
+        parse_overrides(Args, ["--no-such-key", "1"])
+    with pytest.raises(ValueError, match="needs a value"):
+        parse_overrides(Args, ["--seed"])
+    assert main([str(listed)]) == 2
+    assert "mapping" in capsys.readouterr().err
+    assert main(["--help"]) == 0
+    assert "--opponent-mix" in capsys.readouterr().out
