@@ -401,6 +401,7 @@ def plot_ratings(ratings: Sequence[AgentRating], path: str | Path, title: str = 
     )
     elo = np.array([r.elo for r in order])
     err = np.array([[r.elo - r.elo_low for r in order], [r.elo_high - r.elo for r in order]])
+    err = np.clip(err, 0.0, None)  # with few games the estimate can lie outside its interval
     ax_elo.errorbar(elo, y, xerr=err, fmt="o", color="tab:blue", capsize=4)
     ax_elo.axvline(ANCHOR_ELO, color="grey", lw=0.8, ls="--")
     for yi, value in zip(y, elo, strict=True):
