@@ -76,6 +76,7 @@ def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: S
     if out is not None:
         out = Path(out)
         result.files = {"records": R.write_records(out / "records.jsonl", records)}
-        heading = f"{env_id}, {num_players} players: {me} against {', '.join(opponents)}"
+        heading = (f"{env_id}, {num_players}p: {Path(checkpoint).name} vs "
+                   f"{', '.join(opponents)}, {games} games each")
         result.files.update(T.write_ratings(table, out, heading))
     return result

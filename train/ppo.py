@@ -131,6 +131,8 @@ class Args:
     """also save the final checkpoint at this path (e.g. for a tournament afterwards)"""
     resume: str = ""
     """checkpoint (.zip) to go on from; training continues up to total_timesteps"""
+    time_limit_minutes: float = 0.0
+    """stop learning after this many minutes (0: none); the final checkpoint and eval still run"""
     runs_dir: str = "runs"
     """where runs are written"""
     progress_bar: bool = True
@@ -158,6 +160,9 @@ class Args:
                     "checkpoint_every", "eval_bootstrap", "seed"]:
             if getattr(self, key) < 0:
                 raise ValueError(f"config key {key!r} must be >= 0, got {getattr(self, key)!r}")
+        if self.time_limit_minutes < 0:
+            raise ValueError(f"config key 'time_limit_minutes' must be >= 0, got "
+                             f"{self.time_limit_minutes!r}")
         for key in ["learning_rate", "clip_coef", "max_grad_norm"]:
             if not getattr(self, key) > 0:
                 raise ValueError(f"config key {key!r} must be > 0, got {getattr(self, key)!r}")
@@ -343,11 +348,14 @@ def _make_callback(args: Args, writer: Any, run_dir: Path, meta: dict[str, Any],
             super().__init__()
             self.updates = updates_done
             self.first_timestep = 0
+            self.firsts: list[float] = []
+            self.truncated = 0
+            self.deadline: float | None = None
 
         def _on_training_start(self) -> None:
             self.first_timestep = self.model.num_timesteps
-            self.firsts: list[float] = []
-            self.truncated = 0
+            if args.time_limit_minutes:
+                self.deadline = time.perf_counter() + 60 * args.time_limit_minutes
 
         def _on_step(self) -> bool:
             for info, done in zip(self.locals["infos"], self.locals["dones"], strict=True):
@@ -355,6 +363,10 @@ def _make_callback(args: Args, writer: Any, run_dir: Path, meta: dict[str, Any],
                     self.firsts.append(float(info["first"]))
                 elif done and info.get("truncated"):
                     self.truncated += 1
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                print(f"time limit of {args.time_limit_minutes} minutes reached at "
+                      f"{self.model.num_timesteps} decisions", file=sys.stderr)
+                return False
             return True
 
         def _on_rollout_end(self) -> None:

@@ -132,3 +132,10 @@ def test_bot_refuses_a_game_of_another_size(tmp_path: Path) -> None:
     env.reset(seed=0)
     with pytest.raises(ValueError, match="size"):
         bot.act(env.view(env.agent_selection), env.game.legal_mask(), np.random.default_rng(0))
+
+
+def test_time_limit_stops_learning_and_still_checkpoints(tmp_path: Path) -> None:
+    result = train(tiny_args(tmp_path, "mampfos_v0", total_timesteps=100_000,
+                             time_limit_minutes=1e-6, final_eval_games=0))
+    assert result.num_timesteps < 100_000
+    assert result.checkpoint.is_file()
