@@ -423,9 +423,9 @@ def train(args: Args) -> TrainResult:
     torch.set_num_threads(args.torch_threads)
     torch.backends.cudnn.deterministic = args.torch_deterministic
     set_random_seed(args.seed)
-    if args.resume:
-        resume_zip, _ = checkpoint_paths(args.resume)
-        run_dir = resume_zip.parent.parent  # runs/<name>/checkpoints/<ckpt>.zip
+    resume_zip = checkpoint_paths(args.resume)[0] if args.resume else Path()
+    if args.resume and resume_zip.parent.name == "checkpoints":
+        run_dir = resume_zip.parent.parent  # go on in runs/<name>/ (checkpoints/<ckpt>.zip)
     else:
         run_dir = Path(args.runs_dir) / run_name(args)
     run_dir.mkdir(parents=True, exist_ok=True)
