@@ -489,7 +489,7 @@ class _StateReader:
             raise self.fail("phase", "'over' before the match's last game (M-30)")
         if phase == OVER:
             seat = d["current_seat"]
-            if seat != -1:
+            if seat != -1 or not isinstance(seat, int) or isinstance(seat, bool):
                 raise self.fail("current_seat", f"must be -1 once the game is over, got {seat!r}")
         else:
             seat = self.int_in("current_seat", 0, n - 1)
