@@ -90,8 +90,9 @@ share_gains       n         per relative seat, biscuits received in the last sha
 ================  ========  ==================================================================
 
 ``env.unwrapped.view(agent)`` returns the :class:`~loco_envs.mampfos.rules.MampfosView` the
-vector encodes (absolute seats). In ``"recall"`` its ``bellies`` is ``None``. ``fed_since`` and
-the last share-out are P-31's "last event" seen from an agent that only looks at its own turns:
+vector encodes (absolute seats). In ``"recall"`` its ``bellies`` is ``None``, and so is its
+``last_share`` (share slices zero) once the agent has decided since that share-out. ``fed_since``
+and the last share-out are P-31's "last event" seen from an agent that only looks at its own turns:
 everything announced since its previous decision, so nothing public is lost between decisions,
 while the bellies themselves must be remembered.
 

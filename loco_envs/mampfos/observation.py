@@ -48,7 +48,8 @@ FIELDS: tuple[tuple[str, object, str], ...] = (
     ("fed_since", ND * NC, "per donkey, biscuits fed to it since the observer's last decision "
      "(after the last share-out of that donkey)"),
     ("share_new", 1, "1 if the last share-out happened after the observer's last decision"),
-    ("share_donkey", ND, "one-hot donkey of the last share-out"),
+    ("share_donkey", ND, "one-hot donkey of the last share-out (share_* all zero in memory="
+     "'recall' once share_new is 0)"),
     ("share_out", NC, "what came out in the last share-out, by colour"),
     ("share_back", NC, "what went back into that donkey, by colour"),
     ("share_wheels", "5n", "per relative seat, one-hot millwheel colour of the last share-out"),

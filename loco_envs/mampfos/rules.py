@@ -164,8 +164,9 @@ class ShareOut:
 class MampfosView:
     """What one seat may know (absolute seat numbers; ``seat`` is the viewer).
 
-    ``bellies`` is ``None`` in ``memory="recall"`` (P-31). ``own_wheel`` is the viewer's own
-    secret millwheel in the current droppings; nobody else's appears before the share-out.
+    ``bellies`` is ``None`` in ``memory="recall"`` (P-31), and so is ``last_share`` once the
+    viewer has decided since that share-out (``share_new`` false). ``own_wheel`` is the viewer's
+    own secret millwheel in the current droppings; nobody else's appears before the share-out.
     """
 
     seat: int
@@ -472,7 +473,9 @@ class MampfosGame(Game):
             cards_left=tuple(len(stack) for stack in self.pile),
             fed_since=_table(self.fed_since[seat]),
             share_new=self.share_new[seat],
-            last_share=self.last_share,
+            # P-31: in recall the last share-out is shown only while it is news to the seat
+            last_share=(self.last_share if self.memory == "perfect" or self.share_new[seat]
+                        else None),
         )
 
     def render_text(self, seat: int | None, reveal_all: bool = False) -> str:
