@@ -1,7 +1,8 @@
 """The ansi picture of a Los Mampfos table, as one seat (or the public) sees it.
 
 Hidden things are drawn only with ``reveal_all``: other players' millwheels before the
-share-out, and, with ``memory="recall"``, the bellies.
+share-out, and, with ``memory="recall"``, the bellies and a share-out the seat saw at an earlier
+decision.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def render(game: MampfosGame, seat: int | None, reveal_all: bool = False) -> str
         if card == "end":
             pending = ", ".join(DONKEYS[d] for d in game.end_left) or "-"
             lines.append(f"end     still to choose: {pending}")
-    share = game.last_share
+    # a seat sees the last share-out as its view does (P-31: recall drops it once seen)
+    share = game.last_share if seat is None or reveal_all else game.view(seat).last_share
     if share is not None:
         got = ", ".join(f"player_{s} {COLOURS[share.wheels[s]]}+{share.gains[s]}"
                         for s in range(n))

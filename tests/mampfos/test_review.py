@@ -27,6 +27,8 @@ def test_P31_recall_does_not_keep_showing_a_share_out_seen_at_an_earlier_decisio
         vec = encode(view)
         for name in ("share_donkey", "share_out", "share_back", "share_wheels", "share_gains"):
             assert not vec[s[name]].any(), name
+        assert "dropped" not in game.render_text(seat)
+        assert "dropped" in game.render_text(seat, reveal_all=True)
     # perfect memory shows the bellies anyway; its view is unchanged
     perfect = game_from(data, memory="perfect")
     act(perfect, "wheel blue", "wheel blue", "feed orange", "feed orange")
