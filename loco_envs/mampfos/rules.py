@@ -737,4 +737,7 @@ def _last_share(value: Any, n: int) -> ShareOut | None:
     if (not isinstance(gains, list) or len(gains) != n
             or not all(_is_int(g) and g >= 0 for g in gains)):
         raise ValueError(f"state field 'last_share.gains' must list {n} counts")
+    if share_out(out, wheel_ids) != (gains, back):
+        raise ValueError("state field 'last_share': gains/back are not the P-12 share-out of "
+                         "out and wheels")
     return ShareOut(donkey, tuple(out), tuple(wheel_ids), tuple(gains), tuple(back))

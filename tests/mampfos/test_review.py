@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from loco_envs.mampfos.observation import encode, slices
 from tests.mampfos.helpers import act, colours, game_from, only_pile, state
 
@@ -33,3 +35,14 @@ def test_P31_recall_does_not_keep_showing_a_share_out_seen_at_an_earlier_decisio
     perfect = game_from(data, memory="perfect")
     act(perfect, "wheel blue", "wheel blue", "feed orange", "feed orange")
     assert perfect.view(1).last_share is not None
+
+
+def test_P12_a_state_whose_last_share_breaks_the_share_out_is_rejected():
+    # out: red 3; seats chose red, red, blue -> gains 1, 1, 0 and 1 red back (P-12)
+    good = {"donkey": "white", "out": colours(red=3), "wheels": ["red", "red", "blue"],
+            "gains": [1, 1, 0], "back": colours(red=1)}
+    game_from(state(3, last_share=good))  # accepted
+    for bad in (dict(good, gains=[1000, 1, 0]), dict(good, gains=[3, 0, 0]),
+                dict(good, back=[0] * 5)):
+        with pytest.raises(ValueError, match="last_share"):
+            game_from(state(3, last_share=bad))
