@@ -156,12 +156,25 @@ def load_state(cls: type[LocoGame], data: dict, rng: np.random.Generator,
     if any(c not in CALL_STATES for c in calls):
         raise _bad("calls", f"each must be one of {list(CALL_STATES)}")
     game.calls = [CALL_STATES.index(c) for c in calls]
-    game.call_queue = [int(s) for s in _get(data, "call_queue", list)]
-    game.contre_queue = [(int(s), bool(a)) for s, a in _get(data, "contre_queue", list)]
+    try:
+        game.call_queue = [_in_range(s, n) for s in _get(data, "call_queue", list)]
+    except (TypeError, ValueError):
+        raise _bad("call_queue", f"expected a list of seats 0..{n - 1}") from None
+    try:
+        game.contre_queue = [(_in_range(s, n), bool(a))
+                             for s, a in _get(data, "contre_queue", list)]
+    except (TypeError, ValueError):
+        raise _bad("contre_queue", f"expected a list of [seat 0..{n - 1}, announced]") from None
     window = _get(data, "window", dict)
     game.window_kind = window.get("kind")
-    game.window_to_decide = [int(s) for s in window.get("to_decide", [])]
-    game.window_choices = {int(s): int(k) for s, k in window.get("choices", {}).items()}
+    if game.window_kind not in (None, "contre", "slap"):
+        raise _bad("window", "kind must be null, 'contre' or 'slap'")
+    try:
+        game.window_to_decide = [_in_range(s, n) for s in window.get("to_decide", [])]
+        game.window_choices = {_in_range(int(s), n): int(k)
+                               for s, k in window.get("choices", {}).items()}
+    except (AttributeError, TypeError, ValueError):
+        raise _bad("window", "to_decide: a list of seats; choices: {seat: count}") from None
     game.slap_window_due = bool(data.get("slap_window_due", False))
     game.active = _per_seat(data, "active", n, bool)
     game.in_round = _per_seat(data, "in_round", n, bool)
@@ -173,12 +186,37 @@ def load_state(cls: type[LocoGame], data: dict, rng: np.random.Generator,
     return game
 
 
+def _in_range(seat: Any, n: int) -> int:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+        raise ValueError(seat)
+    return seat
+
+
 def _check_consistency(game: LocoGame) -> None:
     game._mask = None
     if not game.terminal:
         if not game._playing(game.current_seat):
             raise _bad("actor", "the seat to decide is not playing")
+        if not game._playing(game.turn_seat):
+            raise _bad("turn_seat", "the seat whose turn it is is not playing")
+        _check_decision(game)
         if game.hand_sizes[game.current_seat] == 0 and game.phase < 5:
             raise _bad("hands", "the seat to play has no cards")
         if not game.legal_mask().any():
             raise _bad("phase", "the seat to decide would have no legal action")
+
+
+def _check_decision(game: LocoGame) -> None:
+    """The queue or window behind the current decision exists and asks the actor."""
+    phase, actor = PHASES[game.phase], game.current_seat
+    window = {"contre": "contre", "slap": "slap"}.get(phase)
+    if game.window_kind != window:
+        raise _bad("window", f"phase {phase!r} needs window kind {window!r}")
+    if window and game.window_to_decide[:1] != [actor]:
+        raise _bad("window", "to_decide must start with the seat to decide (actor)")
+    if phase == "call" and game.call_queue[:1] != [actor]:
+        raise _bad("call_queue", "phase 'call' needs a queue starting with the actor")
+    if phase == "contre" and not game.contre_queue:
+        raise _bad("contre_queue", "phase 'contre' needs the call being judged")
+    if phase == "target" and game.swaps_left < 1:
+        raise _bad("swaps_left", "phase 'target' needs at least one Swap target to name")
