@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from loco_envs.core.registry import make
+from loco_envs.core.rules_env import TIMEOUT
 
 
 def read_record(path: str | Path) -> list[dict]:
@@ -71,6 +72,12 @@ def replay_move(env: Any, number: int, line: dict) -> None:
             f"record line {number}: {line['agent']} moves but it is {env.agent_selection}'s turn"
         )
     action = line["action"]
+    if action is None and line.get("action_str") == TIMEOUT:
+        try:
+            env.timeout()
+        except ValueError as exc:
+            raise ValueError(f"record line {number}: {exc}") from None
+        return
     if not isinstance(action, int) or not 0 <= action < env.game_class.NUM_ACTIONS:
         raise ValueError(f"record line {number}: action {action!r} is not an action index")
     name = env.action_to_str(action)

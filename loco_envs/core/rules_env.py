@@ -21,6 +21,9 @@ from loco_envs.core.game import Game
 from loco_envs.core.options import validate_options
 from loco_envs.core.rewards import rank_rewards, score_rewards
 
+#: The ``action_str`` of a record line for a decision the clock took (``RulesAECEnv.timeout``).
+TIMEOUT = "timeout"
+
 
 class RulesAECEnv(AECEnv):
     """Generic AEC environment over a rules engine.
@@ -94,7 +97,7 @@ class RulesAECEnv(AECEnv):
             "seed": seed,
             "state": initial_state,
         }
-        self._moves: list[tuple[int, int]] = []
+        self._moves: list[tuple[int, int | None]] = []  # (seat, action; None = timed out)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -193,6 +196,22 @@ class RulesAECEnv(AECEnv):
     def str_to_action(self, text: str) -> int:
         return self.game_class.str_to_action(text)
 
+    def timeout(self) -> None:
+        """Let the clock run out for the agent to act, in games with a turn clock.
+
+        A live server's hook: the rules engine's ``timeout`` transition decides what happens.
+        The record keeps it as a move with ``"action": null, "action_str": "timeout"``.
+        """
+        if not hasattr(self.game, "timeout"):
+            raise ValueError(f"{self.env_id} has no turn clock")
+        agent, seat = self.agent_selection, self.game.current_seat
+        if self.terminations[agent] or self.truncations[agent]:
+            raise ValueError("the game is over: no clock is running")
+        self.game.timeout()
+        self._moves.append((seat, None))
+        self._cumulative_rewards[agent] = 0.0
+        self._after_move()
+
     def legal_action_strings(self) -> list[str]:
         """Names of the current seat's legal actions (handy for people and logs)."""
         return [self.action_to_str(a) for a in self.game.legal_actions()]
@@ -201,8 +220,9 @@ class RulesAECEnv(AECEnv):
         """The game record so far: header, one line per decision, result once it is over."""
         lines: list[dict] = [self._record_header]
         for i, (seat, action) in enumerate(self._moves):
+            name = TIMEOUT if action is None else self.game_class.action_to_str(action)
             lines.append({"i": i, "agent": self.possible_agents[seat], "action": action,
-                          "action_str": self.game_class.action_to_str(action)})
+                          "action_str": name})
         if self.game.terminal:
             lines.append(
                 {"result": {"ranks": list(self.game.final_ranks()),

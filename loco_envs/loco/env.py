@@ -89,13 +89,6 @@ class raw_env(RulesAECEnv):  # noqa: N801 - PettingZoo's naming convention
     def encode(self, seat: int) -> np.ndarray:
         return observation.encode_game(self.game, seat)
 
-    def timeout(self) -> None:
-        """Let the clock run out for the agent to act (L-60): a live server's hook."""
-        seat = self.game.current_seat
-        self.game.timeout()
-        self._cumulative_rewards[self.possible_agents[seat]] = 0.0
-        self._after_move()
-
 
 def env(**options: Any):
     """The wrapped LOCO env (illegal moves end the game with -1 for the offender)."""

@@ -175,8 +175,13 @@ def test_a_record_that_does_not_replay_names_its_line(tmp_path):
         loco_envs.replay(path)
 
 
-def test_the_env_timeout_hook_runs_the_clock_for_the_agent_to_act():
+def test_the_env_timeout_hook_runs_the_clock_and_is_recorded(tmp_path):
     env = loco_envs.make("loco_v0", num_players=2, wrapped=False)
     env.reset(seed=0, options={"state": position([["r1", "r2"], ["g7", "g8"]], ["r9"])})
     env.timeout()
     assert env.agent_selection == "player_1" and env.game.hand_sizes[0] == 3
+    play_randomly(env, seed=0)
+    lines = env.record_lines()
+    assert lines[1] == {"i": 0, "agent": "player_0", "action": None, "action_str": "timeout"}
+    replayed = loco_envs.replay(env.save_record(tmp_path / "t.jsonl"))
+    assert replayed.state_dict() == env.state_dict()
