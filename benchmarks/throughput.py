@@ -100,29 +100,36 @@ def rlcard_uno_game(seed: int) -> Callable[[int], int] | None:
     return play
 
 
-def median_of(repeats: int, seconds: float, play: Callable[[int], int]) -> tuple[float, float]:
-    runs = [run_for(seconds, play) for _ in range(repeats)]
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
-
-
 def measure(envs: list[str], players: list[int] | None, seconds: float, repeats: int,
             seed: int) -> tuple[list[dict], dict | None]:
-    """All rows of the table, and RLCard UNO's row when rlcard is installed."""
-    jobs = [(env_id, n, level) for env_id in envs
-            for n in (players or DEFAULT_PLAYERS[env_id]) for level in LEVELS]
-    rows = []
+    """All rows of the table, and RLCard UNO's row when rlcard is installed.
+
+    The repeats go round all rows in turn, so a slow spell on a shared machine touches every
+    row alike and the ratios stay fair.
+    """
+    rows: list[dict] = []
+    players_of = {env_id: players or DEFAULT_PLAYERS[env_id] for env_id in envs}
+    for env_id in envs:
+        for n in players_of[env_id]:
+            for level in LEVELS:
+                if level == "engine":
+                    play = engine_game(env_id, n, seed)
+                else:
+                    play = aec_game(env_id, n, seed, wrapped=level == "wrapped env")
+                rows.append({"env": env_id, "players": n, "level": level, "play": play})
     uno = rlcard_uno_game(seed)
-    for env_id, n, level in tqdm(jobs + ([("rlcard uno", 2, "engine")] if uno else []),
-                                 desc="throughput", unit="config"):
-        if env_id == "rlcard uno":
-            play = uno
-        elif level == "engine":
-            play = engine_game(env_id, n, seed)
-        else:
-            play = aec_game(env_id, n, seed, wrapped=level == "wrapped env")
-        decisions, games = median_of(repeats, seconds, play)
-        rows.append({"env": env_id, "players": n, "level": level,
-                     "decisions_per_s": decisions, "games_per_s": games})
+    if uno:
+        rows.append({"env": "rlcard uno", "players": 2, "level": "engine", "play": uno})
+    runs: list[list[tuple[float, float]]] = [[] for _ in rows]
+    with tqdm(total=repeats * len(rows), desc="throughput", unit="run") as bar:
+        for _ in range(repeats):
+            for row, samples in zip(rows, runs, strict=True):
+                samples.append(run_for(seconds, row["play"]))
+                bar.update()
+    for row, samples in zip(rows, runs, strict=True):
+        del row["play"]
+        row["decisions_per_s"] = statistics.median(d for d, _ in samples)
+        row["games_per_s"] = statistics.median(g for _, g in samples)
     uno_row = rows.pop() if uno else None
     return rows, uno_row
 
