@@ -229,10 +229,29 @@ def make_env(args: Args, index: int):
     def thunk():
         from train.selfplay import SelfPlayEnv
 
+        _die_with_parent()
         return SelfPlayEnv(args.env_id, args.env_kwargs, args.opponent_mix, args.pool_size,
                            args.obs_transform, max_learner_steps=args.max_learner_steps)
 
     return thunk
+
+
+def _die_with_parent() -> None:
+    """In a collection process (Linux): exit when the trainer dies, even by SIGKILL/SIGTERM.
+
+    Forked workers hold each other's pipe ends, so they would not see the trainer go away.
+    """
+    import multiprocessing
+    import signal
+
+    if multiprocessing.parent_process() is None or not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGTERM))  # PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def make_vec_env(args: Args):
