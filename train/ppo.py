@@ -42,7 +42,7 @@ import numpy as np
 
 import loco_envs
 from train.config import field_docs, load_config, parse_overrides
-from train.evaluate import EvalResult, evaluate, resolve_opponent
+from train.evaluate import MAX_DECISIONS, EvalResult, evaluate, resolve_opponent
 from train.policy import (
     OBS_TRANSFORMS,
     NumpyPolicy,
@@ -554,6 +554,8 @@ def report(result: TrainResult) -> str:
         for spec, (rate, low, high) in ev.win_rates.items():
             lines.append(f"win rate vs {spec}: {rate:.3f} ({low:.3f}-{high:.3f})")
         lines.append(f"Elo: {ev.elo[0]:.0f} ({ev.elo[1]:.0f}-{ev.elo[2]:.0f})")
+        if ev.capped:
+            lines.append(f"{ev.capped} games stopped at {MAX_DECISIONS} decisions, scored as ties")
         lines += ["", R.markdown_table(ev.table)]
         if "plot" in ev.files:
             lines.append(f"\nplot: {ev.files['plot']}")
