@@ -22,11 +22,12 @@ test-slow: $(STAMP)
 	$(PY) -m pytest -q -n auto -m slow
 
 # The main job: train the LOCO quick config (self-play PPO, a few minutes on 2 cores), then a
-# tournament of the trained agent against the heuristic and random bots: ratings table + plot.
+# tournament of the trained agent against the heuristic and random bots: ratings table + plot
+# (train.evaluate is the tournament runner with a cap on a game's length: LOCO can stall).
 RUN_CKPT := runs/make_run/loco_quick_final
 run: $(STAMP)
 	$(PY) -m train configs/loco_quick.yaml --final-eval-games 0 --final-checkpoint $(RUN_CKPT)
-	$(PY) -m benchmarks.tournament loco_v0 --players 2 --games 300 --seed 0 --workers 2 \
+	$(PY) -m train.evaluate loco_v0 --players 2 --games 300 --seed 0 --workers 2 \
 		--agents ppo:$(RUN_CKPT).zip loco/heuristic random --out runs/make_run/tournament
 
 lint: $(STAMP)

@@ -16,6 +16,8 @@ recorded as a tie of all seats, with ``"capped": true``; :class:`EvalResult` cou
 from __future__ import annotations
 
 import multiprocessing
+import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,8 +30,8 @@ import loco_envs
 from benchmarks import ratings as R
 from benchmarks import tournament as T
 
-__all__ = ["MAX_DECISIONS", "EvalResult", "evaluate", "metric_name", "play_capped",
-           "resolve_opponent"]
+__all__ = ["MAX_DECISIONS", "EvalResult", "evaluate", "main", "metric_name", "play",
+           "play_capped", "resolve_opponent"]
 
 #: Decisions after which an evaluation game is stopped and scored as a tie (finished LOCO games
 #: between the bots and trained agents took at most ~1,700 in our runs).
@@ -98,14 +100,25 @@ def _play_task(task: tuple) -> dict:
     return play_capped(*task)
 
 
-def _play(t: T.Tournament, workers: int) -> list[dict]:
+def play(t: T.Tournament, workers: int = 1, progress: bool = False) -> list[dict]:
+    """The runner's :func:`~benchmarks.tournament.play`, with :func:`play_capped` games."""
+    from tqdm import tqdm
+
     tasks = [(t.env_id, seats, seed, g, dict(t.options)) for g, seed, seats in T.schedule(t)]
+    bar = tqdm(total=len(tasks), desc=f"{t.env_id} {t.num_players}p", unit="game",
+               disable=not progress, file=sys.stderr)
+    records = []
     if workers == 1:
-        records = [_play_task(task) for task in tasks]
+        for task in tasks:
+            records.append(_play_task(task))
+            bar.update()
     else:
         chunk = max(1, min(8, len(tasks) // (4 * workers)))
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            records = list(pool.imap(_play_task, tasks, chunksize=chunk))
+            for record in pool.imap(_play_task, tasks, chunksize=chunk):
+                records.append(record)
+                bar.update()
+    bar.close()
     for record in records:
         record["agents"] = list(dict.fromkeys(t.agents))
     return records
@@ -122,7 +135,7 @@ def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: S
     for spec in opponents:
         t = T.Tournament(env_id, num_players, (me, *([spec] * (num_players - 1))), games, seed,
                          options)
-        played = _play(t, workers)
+        played = play(t, workers)
         per_opponent[spec] = played
         records.extend(played)
     win_rates = {}
@@ -143,3 +156,50 @@ def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: S
                       if result.capped else ""))
         result.files.update(T.write_ratings(table, out, heading))
     return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m train.evaluate``: the tournament runner's command line, with capped games.
+
+    Same arguments as ``python -m benchmarks.tournament`` (but not ``--game-records`` or
+    ``--from-records``), e.g. ``python -m train.evaluate loco_v0 --games 300 --workers 2
+    --agents ppo:runs/x/checkpoints/final.zip loco/heuristic random``.
+    """
+    parser = T.build_parser()
+    parser.prog = "python -m train.evaluate"
+    parser.description = "Tournament with a trained agent (games capped, stalled ones tied)."
+    args = parser.parse_args(argv)
+    if args.from_records is not None or args.game_records:
+        parser.error("--from-records and --game-records: use python -m benchmarks.tournament")
+    if args.env_id is None:
+        parser.error("give an env id")
+    try:
+        if not args.agents:
+            raise ValueError("--agents: give at least one agent spec")
+        if isinstance(args.workers, bool) or args.workers < 1:
+            raise ValueError(f"--workers must be a positive integer, got {args.workers!r}")
+        t = T.Tournament(args.env_id, args.players, tuple(args.agents), args.games, args.seed,
+                         dict(T.parse_option(o) for o in args.option))
+        start = time.perf_counter()
+        records = play(t, args.workers, progress=not args.no_progress)
+        seconds = time.perf_counter() - start
+        out = args.out if args.out is not None else T.default_out(t)
+        files = {"records": R.write_records(Path(out) / "records.jsonl", records)}
+        table = R.compute_ratings(records, bootstrap=args.bootstrap, seed=t.seed)
+        files.update(T.write_ratings(table, Path(out), T.title(t)))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"# {T.title(t)}  ({seconds:.1f} s of play)\n")
+    capped = sum(r["capped"] for r in records)
+    if capped:
+        print(f"{capped} games stopped at {MAX_DECISIONS} decisions, scored as ties\n")
+    print(R.markdown_table(table))
+    print(f"\nwrote {', '.join(str(p) for p in files.values())}")
+    if "plot" in files:
+        print(f"plot: {files['plot']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -28,3 +28,14 @@ def test_names() -> None:
     assert resolve_opponent("heuristic", "moco_v0") == "moco/heuristic"
     assert resolve_opponent("random", "moco_v0") == "random"
     assert metric_name("loco/heuristic-strong") == "eval/winrate_vs_loco_heuristic_strong"
+
+
+def test_command_line_prints_the_table_and_the_plot(tmp_path, capsys) -> None:  # noqa: ANN001
+    from train.evaluate import main
+
+    code = main(["moco_v0", "--players", "2", "--games", "4", "--agents", "moco/heuristic",
+                 "random", "--out", str(tmp_path), "--bootstrap", "10", "--no-progress"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "| moco/heuristic |" in out and f"plot: {tmp_path / 'ratings.png'}" in out
+    assert main(["moco_v0", "--agents", "nobody"]) == 2
