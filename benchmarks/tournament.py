@@ -132,8 +132,14 @@ def schedule(t: Tournament) -> list[tuple[int, int, tuple[str, ...]]]:
 # Playing
 def play_game(env_id: str, seats: Sequence[str], seed: int, game_index: int = 0,
               options: dict[str, Any] | None = None,
-              record_path: str | Path | None = None) -> dict:
-    """Play one game with the bots of ``seats`` (one spec per seat); return its match record."""
+              record_path: str | Path | None = None,
+              max_decisions: int | None = None) -> dict:
+    """Play one game with the bots of ``seats`` (one spec per seat); return its match record.
+
+    With ``max_decisions`` a game still running after that many decisions is stopped and
+    recorded as a tie of all seats with ``"capped": true`` (bots can stall a LOCO game for good);
+    without it such a game raises ``RuntimeError`` after ``MAX_STEPS``.
+    """
     options = {**(options or {}), "num_players": len(seats)}
     env = loco_envs.make(env_id, wrapped=False, **options)
     env.reset(seed=seed)
@@ -141,7 +147,7 @@ def play_game(env_id: str, seats: Sequence[str], seed: int, game_index: int = 0,
     rngs = [np.random.default_rng([seed, game_index, s]) for s in range(len(seats))]
     game = env.game
     steps = 0
-    while not game.terminal:
+    while not game.terminal and (max_decisions is None or steps < max_decisions):
         agent = env.agent_selection
         seat = env.seat(agent)
         action = bots[seat].act(env.view(agent), game.legal_mask(), rngs[seat])
@@ -154,6 +160,7 @@ def play_game(env_id: str, seats: Sequence[str], seed: int, game_index: int = 0,
     if record_path is not None:
         env.save_record(record_path)
     header = env.record_lines()[0]
+    capped = not game.terminal
     return {
         "env": env_id,
         "version": header["version"],
@@ -163,25 +170,29 @@ def play_game(env_id: str, seats: Sequence[str], seed: int, game_index: int = 0,
         "seed": seed,
         "agents": None,  # filled in by the tournament
         "seats": list(seats),
-        "ranks": [int(r) for r in game.final_ranks()],
-        "scores": [float(s) for s in game.final_scores()],
+        "ranks": [0] * len(seats) if capped else [int(r) for r in game.final_ranks()],
+        "scores": [0.0] * len(seats) if capped else [float(x) for x in game.final_scores()],
         "steps": steps,
+        "capped": capped,
     }
 
 
 def _play_task(task: tuple) -> dict:
-    env_id, seats, seed, game_index, options, record_path = task
-    return play_game(env_id, seats, seed, game_index, options, record_path)
+    return play_game(*task)
 
 
 def play(t: Tournament, workers: int = 1, progress: bool = True,
-         games_dir: str | Path | None = None) -> list[dict]:
-    """Play every game of ``t`` (over ``workers`` processes) and return the match records."""
+         games_dir: str | Path | None = None, max_decisions: int | None = None) -> list[dict]:
+    """Play every game of ``t`` (over ``workers`` processes) and return the match records.
+
+    ``max_decisions`` caps each game as :func:`play_game` does.
+    """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"--workers must be a positive integer, got {workers!r}")
     tasks = [
         (t.env_id, seats, seed, g, dict(t.options),
-         None if games_dir is None else str(Path(games_dir) / f"game_{g:05d}.jsonl"))
+         None if games_dir is None else str(Path(games_dir) / f"game_{g:05d}.jsonl"),
+         max_decisions)
         for g, seed, seats in schedule(t)
     ]
     from tqdm import tqdm

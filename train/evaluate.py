@@ -15,7 +15,6 @@ recorded as a tie of all seats, with ``"capped": true``; :class:`EvalResult` cou
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 import time
 from collections.abc import Sequence
@@ -23,10 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-import agents
-import loco_envs
 from benchmarks import ratings as R
 from benchmarks import tournament as T
 
@@ -72,56 +67,12 @@ def play_capped(env_id: str, seats: Sequence[str], seed: int, game_index: int = 
                 options: dict[str, Any] | None = None,
                 max_decisions: int = MAX_DECISIONS) -> dict:
     """:func:`benchmarks.tournament.play_game` (same bots, seeds, record) with a length cap."""
-    options = {**(options or {}), "num_players": len(seats)}
-    env = loco_envs.make(env_id, wrapped=False, **options)
-    env.reset(seed=seed)
-    bots = [agents.make(spec) for spec in seats]
-    rngs = [np.random.default_rng([seed, game_index, s]) for s in range(len(seats))]
-    game = env.game
-    steps = 0
-    while not game.terminal and steps < max_decisions:
-        agent = env.agent_selection
-        seat = env.seat(agent)
-        env.step(bots[seat].act(env.view(agent), game.legal_mask(), rngs[seat]))
-        steps += 1
-    header = env.record_lines()[0]
-    capped = not game.terminal
-    return {
-        "env": env_id, "version": header["version"], "options": header["options"],
-        "num_players": len(seats), "game": game_index, "seed": seed, "agents": None,
-        "seats": list(seats),
-        "ranks": [0] * len(seats) if capped else [int(r) for r in game.final_ranks()],
-        "scores": [0.0] * len(seats) if capped else [float(x) for x in game.final_scores()],
-        "steps": steps, "capped": capped,
-    }
-
-
-def _play_task(task: tuple) -> dict:
-    return play_capped(*task)
+    return T.play_game(env_id, seats, seed, game_index, options, max_decisions=max_decisions)
 
 
 def play(t: T.Tournament, workers: int = 1, progress: bool = False) -> list[dict]:
-    """The runner's :func:`~benchmarks.tournament.play`, with :func:`play_capped` games."""
-    from tqdm import tqdm
-
-    tasks = [(t.env_id, seats, seed, g, dict(t.options)) for g, seed, seats in T.schedule(t)]
-    bar = tqdm(total=len(tasks), desc=f"{t.env_id} {t.num_players}p", unit="game",
-               disable=not progress, file=sys.stderr)
-    records = []
-    if workers == 1:
-        for task in tasks:
-            records.append(_play_task(task))
-            bar.update()
-    else:
-        chunk = max(1, min(8, len(tasks) // (4 * workers)))
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            for record in pool.imap(_play_task, tasks, chunksize=chunk):
-                records.append(record)
-                bar.update()
-    bar.close()
-    for record in records:
-        record["agents"] = list(dict.fromkeys(t.agents))
-    return records
+    """The runner's :func:`~benchmarks.tournament.play`, with games capped at MAX_DECISIONS."""
+    return T.play(t, workers, progress=progress, max_decisions=MAX_DECISIONS)
 
 
 def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: Sequence[str],
