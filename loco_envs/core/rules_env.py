@@ -212,10 +212,6 @@ class RulesAECEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self._after_move()
 
-    def legal_action_strings(self) -> list[str]:
-        """Names of the current seat's legal actions (handy for people and logs)."""
-        return [self.action_to_str(a) for a in self.game.legal_actions()]
-
     def record_lines(self) -> list[dict]:
         """The game record so far: header, one line per decision, result once it is over."""
         lines: list[dict] = [self._record_header]
