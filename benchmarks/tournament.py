@@ -136,18 +136,24 @@ def play_game(env_id: str, seats: Sequence[str], seed: int, game_index: int = 0,
               max_decisions: int | None = None) -> dict:
     """Play one game with the bots of ``seats`` (one spec per seat); return its match record.
 
-    With ``max_decisions`` a game still running after that many decisions is stopped and
+    The cap on a game's length is the env option ``max_decisions`` (in ``options``, or the
+    ``max_decisions`` argument, which sets that option): a game the env truncates there is
     recorded as a tie of all seats with ``"capped": true`` (bots can stall a LOCO game for good);
-    without it such a game raises ``RuntimeError`` after ``MAX_STEPS``.
+    without a cap such a game raises ``RuntimeError`` after ``MAX_STEPS``.
     """
     options = {**(options or {}), "num_players": len(seats)}
+    if max_decisions is not None:
+        if options.get("max_decisions") not in (None, max_decisions):
+            raise ValueError(f"option 'max_decisions' is {options['max_decisions']!r} and the "
+                             f"max_decisions argument is {max_decisions!r}: give one")
+        options["max_decisions"] = max_decisions
     env = loco_envs.make(env_id, wrapped=False, **options)
     env.reset(seed=seed)
     bots = [agents.make(spec) for spec in seats]
     rngs = [np.random.default_rng([seed, game_index, s]) for s in range(len(seats))]
     game = env.game
     steps = 0
-    while not game.terminal and (max_decisions is None or steps < max_decisions):
+    while not env.over:
         agent = env.agent_selection
         seat = env.seat(agent)
         action = bots[seat].act(env.view(agent), game.legal_mask(), rngs[seat])
@@ -160,11 +166,13 @@ def play_game(env_id: str, seats: Sequence[str], seed: int, game_index: int = 0,
     if record_path is not None:
         env.save_record(record_path)
     header = env.record_lines()[0]
-    capped = not game.terminal
+    capped = env.truncated_game
     return {
         "env": env_id,
         "version": header["version"],
-        "options": header["options"],
+        # the rules' options: the cap shows as "capped" (a game that ends before it is the same
+        # game as without it, so its match record is the same too)
+        "options": {k: v for k, v in header["options"].items() if k != "max_decisions"},
         "num_players": len(seats),
         "game": game_index,
         "seed": seed,
@@ -185,7 +193,7 @@ def play(t: Tournament, workers: int = 1, progress: bool = True,
          games_dir: str | Path | None = None, max_decisions: int | None = None) -> list[dict]:
     """Play every game of ``t`` (over ``workers`` processes) and return the match records.
 
-    ``max_decisions`` caps each game as :func:`play_game` does.
+    ``max_decisions`` sets the env option of that name for each game (:func:`play_game`).
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"--workers must be a positive integer, got {workers!r}")

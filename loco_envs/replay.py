@@ -132,6 +132,12 @@ class Viewer:
         game = env.game
         if self.brief and not self.step:
             self.table(env)
+        if env.truncated_game:
+            verdict = ("the record's result matches" if checked
+                       else "the record has no result line to compare")
+            self.say(f"Replayed {done} moves: the game was truncated at max_decisions="
+                     f"{env.options['max_decisions']} before it ended; {verdict}.", "bold")
+            return
         if not game.terminal:
             self.say(f"The record ends after {done} moves, before the game does.", "bold")
             return

@@ -64,7 +64,11 @@ class Game(ABC):
 
     @abstractmethod
     def final_scores(self) -> list[float]:
-        """The game's own final points of each seat."""
+        """The game's own final points of each seat.
+
+        Also read on an unfinished game, when ``max_decisions`` truncates it: then it must give
+        the points so far (what the seat would score if the game stopped here).
+        """
 
     @abstractmethod
     def view(self, seat: int) -> Any:

@@ -51,12 +51,27 @@ def probability(value: Any) -> float:
     return float(value)
 
 
+def positive_int_or_none(value: Any) -> int | None:
+    """A check accepting ``None`` or an integer >= 1."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"must be a positive integer or None, got {value!r}")
+    return value
+
+
 COMMON_OPTIONS: dict[str, Option] = {
     "render_mode": Option(None, "None, 'ansi' (render returns text) or 'human' (printed)",
                           choices=(None, "ansi", "human")),
     "reward": Option("rank", "'rank' (+1 beat everyone … -1) or 'score' (own points minus the "
                      "others' mean)", choices=("rank", "score")),
+    "max_decisions": Option(None, "None (no cap) or a positive integer: after that many "
+                            "decisions every agent is truncated (RulesAECEnv docstring)",
+                            check=positive_int_or_none),
 }
+
+#: The options the environment handles itself; the rest go to the rules engine.
+ENV_OPTIONS = ("render_mode", "reward", "max_decisions")
 
 
 def validate_options(declared: dict[str, Option], given: dict[str, Any]) -> dict[str, Any]:

@@ -1,4 +1,10 @@
-"""Game records as JSON Lines, and the replay that checks them."""
+"""Game records as JSON Lines, and the replay that checks them.
+
+A record is a header line (env id, version, options, seed, starting state), one line per
+decision, and a result line once the game is over: ``{"result": {"ranks": [...], "scores":
+[...]}}`` for a finished game, ``{"result": {"truncated": true, "decisions": N, "scores":
+[...]}}`` for one stopped at the ``max_decisions`` cap (see :mod:`loco_envs.core.rules_env`).
+"""
 
 from __future__ import annotations
 
@@ -67,6 +73,11 @@ def replay_move(env: Any, number: int, line: dict) -> None:
             raise ValueError(f"record line {number}: move lacks {key!r}")
     if env.game.terminal:
         raise ValueError(f"record line {number}: a move after the game ended")
+    if env.truncated_game:
+        raise ValueError(
+            f"record line {number}: a move after the game was truncated at "
+            f"max_decisions={env.options['max_decisions']}"
+        )
     if line["agent"] != env.agent_selection:
         raise ValueError(
             f"record line {number}: {line['agent']} moves but it is {env.agent_selection}'s turn"
@@ -92,7 +103,10 @@ def replay_move(env: Any, number: int, line: dict) -> None:
 
 
 def check_result(env: Any, number: int, result: dict) -> None:
-    """Check a record's final line against the replayed game."""
+    """Check a record's final line against the replayed game (finished or truncated)."""
+    if result.get("truncated"):
+        check_truncated(env, number, result)
+        return
     if not env.game.terminal:
         raise ValueError(f"record line {number}: the record ends the game, the replay does not")
     ranks = list(env.game.final_ranks())
@@ -101,4 +115,19 @@ def check_result(env: Any, number: int, result: dict) -> None:
         raise ValueError(
             f"record line {number}: replay ends with ranks {ranks} and scores {scores}, "
             f"record says {result}"
+        )
+
+
+def check_truncated(env: Any, number: int, result: dict) -> None:
+    """Check a truncated game's result line: same cap reached, same decisions, same scores."""
+    if not env.truncated_game:
+        state = "ends" if env.game.terminal else "goes on"
+        raise ValueError(
+            f"record line {number}: the record says the game was truncated, the replay {state}"
+        )
+    scores = [float(s) for s in env.game.final_scores()]
+    if result.get("decisions") != env.decisions or result.get("scores") != scores:
+        raise ValueError(
+            f"record line {number}: replay is truncated after {env.decisions} decisions with "
+            f"scores {scores}, record says {result}"
         )

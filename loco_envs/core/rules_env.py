@@ -5,6 +5,30 @@ observation encoder, and is done. This class handles agents and seats, final rew
 or ``score``), cumulative rewards and dead steps (as PettingZoo's classic envs do), action masks,
 rendering, ``view``/``state_dict``, state injection through ``reset(options={"state": ...})``, and
 the game record that :func:`loco_envs.replay` checks.
+
+The episode cap ``max_decisions`` (an option of every game; default ``None``, no cap)
+-------------------------------------------------------------------------------------
+Some policies never end a game (a LOCO player that always draws or passes can go on for good),
+and an external trainer would hang on such an episode. With ``max_decisions=N`` the env counts
+the decisions taken since ``reset``: every ``step`` with an action by the agent to act, whoever
+it is (all seats together, not per agent), and every ``timeout``. Dead steps (``None`` for an
+agent already done) are not decisions. When the N-th decision leaves the game unfinished:
+
+- every agent is *truncated* in PettingZoo's sense: ``truncations[agent]`` is True and
+  ``last()`` returns ``truncated=True`` (``terminated`` stays False: the game itself has not
+  ended); agents then leave through dead steps (``env.step(None)``) as at a normal end;
+- the reward of a truncation is 0 for every agent (nothing has been decided: rewards are paid
+  at a real end only), so the episode's return is 0;
+- ``infos[agent]`` holds ``{"truncated": True, "decisions": N, "score": <the seat's score so
+  far>}`` (the rules engine's ``final_scores()`` of the unfinished game);
+- every action mask is all zeros; the rules state stays as it was, for inspection;
+- the record ends with ``{"result": {"truncated": true, "decisions": N, "scores": [...]}}``, and
+  :func:`loco_envs.replay` checks that the replayed game is truncated at that same decision
+  with those scores.
+
+A game that ends on exactly its N-th decision terminates normally. Decisions are counted from
+``reset``, also when it starts from a given state. The cap is an env option: it is in the
+record's header (when set), so a replay rebuilds the same cap.
 """
 
 from __future__ import annotations
@@ -18,7 +42,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from loco_envs.core.game import Game
-from loco_envs.core.options import validate_options
+from loco_envs.core.options import ENV_OPTIONS, validate_options
 from loco_envs.core.rewards import rank_rewards, score_rewards
 
 #: The ``action_str`` of a record line for a decision the clock took (``RulesAECEnv.timeout``).
@@ -83,6 +107,9 @@ class RulesAECEnv(AECEnv):
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         rng = np.random.default_rng(seed)
         game_options = self.game_options()
+        env_options = {"reward": self.options["reward"]}
+        if self.options["max_decisions"] is not None:
+            env_options["max_decisions"] = self.options["max_decisions"]
         if options.get("state") is not None:
             game = self.game_class.from_state_dict(options["state"], rng, game_options)
             initial_state = json.loads(json.dumps(options["state"]))
@@ -93,11 +120,12 @@ class RulesAECEnv(AECEnv):
         self._record_header = {
             "env": self.env_id,
             "version": _package_version(),
-            "options": game_options | {"reward": self.options["reward"]},
+            "options": game_options | env_options,
             "seed": seed,
             "state": initial_state,
         }
         self._moves: list[tuple[int, int | None]] = []  # (seat, action; None = timed out)
+        self.truncated_game = False  # True once max_decisions stopped an unfinished game
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -108,7 +136,7 @@ class RulesAECEnv(AECEnv):
 
     def game_options(self) -> dict[str, Any]:
         """The options the rules engine takes (everything but the env-level ones)."""
-        return {k: v for k, v in self.options.items() if k not in ("render_mode", "reward")}
+        return {k: v for k, v in self.options.items() if k not in ENV_OPTIONS}
 
     def step(self, action: int) -> None:
         agent = self.agent_selection
@@ -129,7 +157,25 @@ class RulesAECEnv(AECEnv):
             self._finish()
         else:
             self.agent_selection = self.possible_agents[game.current_seat]
+            cap = self.options["max_decisions"]
+            if cap is not None and len(self._moves) >= cap:
+                self._truncate()
         self._accumulate_rewards()
+
+    @property
+    def decisions(self) -> int:
+        """Decisions taken since ``reset`` (what ``max_decisions`` counts)."""
+        return len(self._moves)
+
+    def _truncate(self) -> None:
+        """Stop an unfinished game at the cap: every agent truncated, reward 0, scores so far."""
+        self.truncated_game = True
+        scores = self.game.final_scores()
+        for agent in self.agents:
+            self.rewards[agent] = 0.0
+            self.truncations[agent] = True
+            self.infos[agent] = {"truncated": True, "decisions": self.decisions,
+                                 "score": float(scores[self._seat_of[agent]])}
 
     def _finish(self) -> None:
         game = self.game
@@ -150,9 +196,14 @@ class RulesAECEnv(AECEnv):
             return score_rewards(scores)
         return rank_rewards(self.game.final_ranks())
 
+    @property
+    def over(self) -> bool:
+        """True once the game has ended or was truncated at ``max_decisions``."""
+        return self.game.terminal or self.truncated_game
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat_of[agent]
-        acting = not self.game.terminal and self.game.current_seat == seat
+        acting = not self.over and self.game.current_seat == seat
         mask = self.game.legal_mask() if acting else self._no_actions.copy()
         return {"observation": self.encode(seat), "action_mask": mask}
 
@@ -205,7 +256,7 @@ class RulesAECEnv(AECEnv):
         if not hasattr(self.game, "timeout"):
             raise ValueError(f"{self.env_id} has no turn clock")
         agent, seat = self.agent_selection, self.game.current_seat
-        if self.terminations[agent] or self.truncations[agent]:
+        if self.over:
             raise ValueError("the game is over: no clock is running")
         self.game.timeout()
         self._moves.append((seat, None))
@@ -213,7 +264,11 @@ class RulesAECEnv(AECEnv):
         self._after_move()
 
     def record_lines(self) -> list[dict]:
-        """The game record so far: header, one line per decision, result once it is over."""
+        """The game record so far: header, one line per decision, result once it is over.
+
+        The result of a game truncated at ``max_decisions`` is ``{"truncated": true,
+        "decisions": N, "scores": <scores so far>}`` instead of its ranks and scores.
+        """
         lines: list[dict] = [self._record_header]
         for i, (seat, action) in enumerate(self._moves):
             name = TIMEOUT if action is None else self.game_class.action_to_str(action)
@@ -222,6 +277,11 @@ class RulesAECEnv(AECEnv):
         if self.game.terminal:
             lines.append(
                 {"result": {"ranks": list(self.game.final_ranks()),
+                            "scores": [float(s) for s in self.game.final_scores()]}}
+            )
+        elif self.truncated_game:
+            lines.append(
+                {"result": {"truncated": True, "decisions": self.decisions,
                             "scores": [float(s) for s in self.game.final_scores()]}}
             )
         return lines
