@@ -1,7 +1,7 @@
 """Los Mampfos (``mampfos_v0``): feed the donkeys, guess what comes out, share it.
 
 A game of simultaneous secret choices and memory for 2-5 players (rules ``P-xx`` in
-``shared/rules/mampfos.md``). Three donkeys trot round a path of 12 spaces. Turn by turn a card is
+``docs/rules/mampfos.md``). Three donkeys trot round a path of 12 spaces. Turn by turn a card is
 turned over: a feed card has the active player feed a donkey some biscuits (colours of their
 choice, announced) and move it; a droppings card has every player secretly set a millwheel to a
 colour, then the donkey is emptied and each colour is shared among those who chose it. The end
@@ -110,7 +110,7 @@ write and check JSON Lines records.
 
 Version history
 ---------------
-* ``mampfos_v0``: first version (default card table of ``shared/rules/mampfos.md``).
+* ``mampfos_v0``: first version (default card table of ``docs/rules/mampfos.md``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Los Mampfos rules engine (rule ids P-xx of ``shared/rules/mampfos.md``).
+"""Los Mampfos rules engine (rule ids P-xx of ``docs/rules/mampfos.md``).
 
 Three donkeys trot round a 12-space path; players feed them biscuits from a common supply and,
 when a donkey does its business, everybody secretly sets a millwheel to a colour and shares what

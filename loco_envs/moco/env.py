@@ -1,6 +1,6 @@
 """Moco! as a PettingZoo AEC environment (``moco_v0``): the documentation page.
 
-Moco! is Reiner Knizia's Loco! played with the Decktet (rules ``shared/rules/moco.md``, rule ids
+Moco! is Reiner Knizia's Loco! played with the Decktet (rules ``docs/rules/moco.md``, rule ids
 M-xx, engine :mod:`loco_envs.moco.rules`). Six piles, one per suit, each based on its Ace. On a
 turn a player plays a card onto a pile of one of the card's suits, then takes a chip of any suit
 from the supply. When a pile holds six cards above its Ace (or the last card is played) the game

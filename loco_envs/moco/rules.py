@@ -1,4 +1,4 @@
-"""The rules engine of Moco! (rule ids M-xx of ``shared/rules/moco.md``).
+"""The rules engine of Moco! (rule ids M-xx of ``docs/rules/moco.md``).
 
 Moco! is Reiner Knizia's Loco! played with the Decktet: six piles, one per suit, each based on
 its Ace; on a turn a seat plays a card onto a pile of one of the card's suits (M-10) and then

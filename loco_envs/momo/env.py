@@ -1,6 +1,6 @@
 """Loco Momo (``momo_v0``): draft animal tokens from a 2x2 forest onto a 5x5 picture.
 
-Rules: ``shared/rules/momo.md`` (rule ids K-xx), engine in :mod:`loco_envs.momo.rules`.
+Rules: ``docs/rules/momo.md`` (rule ids K-xx), engine in :mod:`loco_envs.momo.rules`.
 
 >>> import loco_envs
 >>> env = loco_envs.make("momo_v0", num_players=2)

@@ -1,4 +1,4 @@
-"""Loco Momo's rules engine (``shared/rules/momo.md``, rule ids K-xx).
+"""Loco Momo's rules engine (``docs/rules/momo.md``, rule ids K-xx).
 
 Players draft animal tokens from a 2x2 forest and place them on a 5x5 picture whose rows and
 columns are scored at the end of round 6. Tokens are identities ``0..14`` (``species * 3 +

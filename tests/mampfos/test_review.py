@@ -1,4 +1,4 @@
-"""Review findings: one test per discrepancy between the engine and shared/rules/mampfos.md."""
+"""Review findings: one test per discrepancy between the engine and docs/rules/mampfos.md."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One test (or a few) per rule id of shared/rules/mampfos.md, built from state dicts.
+"""One test (or a few) per rule id of docs/rules/mampfos.md, built from state dicts.
 
 Boards are drawn in comments as the 12 spaces 0..11 with W/G/B for the donkeys.
 """

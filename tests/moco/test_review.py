@@ -1,4 +1,4 @@
-"""Findings of an independent review of the Moco! engine against ``shared/rules/moco.md``."""
+"""Findings of an independent review of the Moco! engine against ``docs/rules/moco.md``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One test per rule of ``shared/rules/moco.md`` (M-01 … M-30), mostly from state dicts."""
+"""One test per rule of ``docs/rules/moco.md`` (M-01 … M-30), mostly from state dicts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One test (at least) per rule of ``shared/rules/momo.md``, named after its id.
+"""One test (at least) per rule of ``docs/rules/momo.md``, named after its id.
 
 Positions are built from state dicts (``tests/momo/helpers.py``). Areas are drawn as
 ``A B / D C`` (K-02); boards row 1 (top) to row 5.
