@@ -11,9 +11,10 @@ __version__ = "0.1.0"
 from loco_envs.core import available_envs, make, replay  # noqa: E402
 from loco_envs.core.registry import register_with_pettingzoo  # noqa: E402
 from loco_envs.momo.solo import register as register_momo_solo  # noqa: E402
+from loco_envs.vector import make_vec  # noqa: E402
 
 register_with_pettingzoo()
 register_momo_solo()
 
 
-__all__ = ["__version__", "available_envs", "make", "replay"]
+__all__ = ["__version__", "available_envs", "make", "make_vec", "replay"]

@@ -1,0 +1,172 @@
+"""``GameBatch``: a slice of a vector env's games in one process, stepped in one tight loop.
+
+Both backends run their games through this class: the in-process one over all games, each worker
+of the shared-memory one over its own slice, writing straight into the shared arrays. Each game
+is a raw env of the suite (``RulesAECEnv``), stepped through its own ``step``, so the rules, the
+``max_decisions`` cap, the rewards and the records are exactly those of the single env; the
+observation of the seat to act comes from the env's ``encode(seat)`` (the fast path that reads
+the engine's state, the same vector as ``observe``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from loco_envs.core.registry import raw_env_class
+
+__all__ = ["Buffers", "GameBatch", "buffer_layout", "first_seeds", "next_seed"]
+
+#: Largest episode seed (the single env's seeds are drawn below it too).
+SEED_HIGH = 2**31 - 1
+
+
+def first_seeds(seed: int, num_envs: int) -> list[int]:
+    """Each game's first episode seed, derived from one seed (game ``i``: from ``[seed, i]``).
+
+    A game's seed does not depend on how many games there are, so game 3 of a batch of 8 plays
+    the deals of game 3 of a batch of 256.
+    """
+    return [int(np.random.SeedSequence([seed, i]).generate_state(1)[0] % SEED_HIGH)
+            for i in range(num_envs)]
+
+
+def next_seed(rng: np.random.Generator) -> int:
+    """The seed of a game's next episode, from the game's own generator."""
+    return int(rng.integers(SEED_HIGH))
+
+
+def buffer_layout(num_envs: int, obs_size: int, num_actions: int,
+                  num_players: int) -> dict[str, tuple[tuple[int, ...], Any]]:
+    """Name -> (shape, dtype) of every array a vector env shares with its games."""
+    n, p = num_envs, num_players
+    return {
+        "obs": ((n, obs_size), np.float32),
+        "masks": ((n, num_actions), np.int8),
+        "seats": ((n,), np.int64),
+        "rewards": ((n, p), np.float32),
+        "terminations": ((n,), np.bool_),
+        "truncations": ((n,), np.bool_),
+        "scores": ((n, p), np.float32),
+        "ranks": ((n, p), np.int64),
+        "lengths": ((n,), np.int64),
+        "episode_seeds": ((n,), np.int64),
+        "actions": ((n,), np.int64),
+        "bots": ((n,), np.int64),
+    }
+
+
+@dataclass
+class Buffers:
+    """The arrays of :func:`buffer_layout` (plain memory or views of shared memory)."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    seats: np.ndarray
+    rewards: np.ndarray
+    terminations: np.ndarray
+    truncations: np.ndarray
+    scores: np.ndarray
+    ranks: np.ndarray
+    lengths: np.ndarray
+    episode_seeds: np.ndarray
+    actions: np.ndarray
+    bots: np.ndarray
+
+    def rows(self, start: int, stop: int) -> Buffers:
+        """Views of games ``start..stop-1`` (a worker's slice)."""
+        return Buffers(**{name: getattr(self, name)[start:stop] for name in self.__dict__})
+
+
+class GameBatch:
+    """Games ``start..stop-1`` of a vector env (see the module docstring).
+
+    ``bots`` are objects with the bot protocol (``act(view, action_mask, rng)``); a game whose
+    ``bots`` entry is ``k >= 0`` at a step lets the ``k``-th of them choose its action, from the
+    view of the seat to act, with the game's own bot generator.
+    """
+
+    def __init__(self, env_id: str, options: dict[str, Any], start: int, stop: int,
+                 buffers: Buffers, bots: Sequence[Any] = (), autoreset: bool = True):
+        cls = raw_env_class(env_id)
+        self.envs = [cls(**options) for _ in range(start, stop)]
+        self.start = start
+        self.buf = buffers
+        self.bot_objects = list(bots)
+        self.autoreset = autoreset
+        self.rngs: list[np.random.Generator] = []
+        self.bot_rngs: list[np.random.Generator] = []
+
+    def reset(self, seeds: Sequence[int]) -> None:
+        """Start every game of the slice on its seed (first episode) and write its arrays."""
+        self.rngs = [np.random.default_rng(s) for s in seeds]
+        self.bot_rngs = [np.random.default_rng([s, 1]) for s in seeds]
+        b = self.buf
+        b.rewards[:] = 0
+        b.terminations[:] = False
+        b.truncations[:] = False
+        for j, seed in enumerate(seeds):
+            self._start(j, int(seed))
+
+    def _start(self, j: int, seed: int) -> None:
+        env = self.envs[j]
+        env.reset(seed=seed)
+        self.buf.episode_seeds[j] = seed
+        self._write(j, env)
+
+    def _write(self, j: int, env: Any) -> None:
+        game, b = env.game, self.buf
+        if env.over:  # only with autoreset disabled: nothing to act on
+            b.seats[j] = -1
+            b.masks[j] = 0
+            return
+        seat = game.current_seat
+        b.seats[j] = seat
+        b.obs[j] = env.encode(seat)
+        b.masks[j] = game.legal_mask()
+
+    def step(self) -> None:
+        """One decision in every game whose ``actions`` (or ``bots``) entry asks for one.
+
+        The actions were checked against the masks by the vector env, so nothing raises here
+        for an illegal action of the caller's; a bot's illegal action raises (a bot bug).
+        """
+        b = self.buf
+        b.rewards[:] = 0
+        b.terminations[:] = False
+        b.truncations[:] = False
+        bots, actions = b.bots, b.actions
+        for j in np.flatnonzero((actions >= 0) | (bots >= 0)).tolist():
+            env = self.envs[j]
+            k = int(bots[j])
+            if k >= 0:
+                seat = int(b.seats[j])
+                action = self.bot_objects[k].act(env.view(seat), b.masks[j], self.bot_rngs[j])
+            else:
+                action = int(actions[j])
+            env.step(action)
+            if env.over:
+                self._finish(j, env)
+            else:
+                self._write(j, env)
+
+    def _finish(self, j: int, env: Any) -> None:
+        b, game = self.buf, env.game
+        agents = env.possible_agents
+        for s, agent in enumerate(agents):
+            b.rewards[j, s] = env.rewards[agent]
+            b.scores[j, s] = env.infos[agent]["score"]
+        if game.terminal:
+            b.terminations[j] = True
+            b.ranks[j] = game.final_ranks()
+        else:
+            b.truncations[j] = True
+            b.ranks[j] = -1
+        b.lengths[j] = env.decisions
+        if self.autoreset:
+            self._start(j, next_seed(self.rngs[j]))
+        else:
+            self._write(j, env)

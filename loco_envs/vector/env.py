@@ -1,0 +1,321 @@
+"""``VectorGameEnv``: N games of one env id stepped in one call, in one process or in workers.
+
+See :mod:`loco_envs.vector` for the API and where it departs from Gymnasium's ``VectorEnv``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from multiprocessing import shared_memory
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from loco_envs.core.registry import raw_env_class
+from loco_envs.vector.batch import Buffers, GameBatch, buffer_layout, first_seeds
+
+__all__ = ["BACKENDS", "VectorGameEnv"]
+
+BACKENDS = ("serial", "shared_memory")
+_AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
+
+
+class VectorGameEnv(VectorEnv):
+    """N games of ``env_id`` (see :mod:`loco_envs.vector`); build it with ``make_vec``."""
+
+    def __init__(self, env_id: str, num_envs: int, *, backend: str = "serial",
+                 num_workers: int | None = None, bots: Sequence[Any] = (),
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+                 **options: Any):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
+        mode = AutoresetMode(autoreset_mode) if isinstance(autoreset_mode, str) else autoreset_mode
+        if mode not in _AUTORESET_MODES:
+            raise ValueError(f"autoreset_mode must be one of {[m.value for m in _AUTORESET_MODES]}"
+                             f", got {autoreset_mode!r}")
+        probe = raw_env_class(env_id)(**options)  # ValueError naming a bad option
+        if probe.render_mode is not None:
+            raise ValueError("option 'render_mode': vector envs do not render; use make()")
+        self.env_id = env_id
+        self.options = dict(options)
+        self.num_envs = num_envs
+        self.num_players = probe.num_players
+        self.possible_agents = list(probe.possible_agents)
+        self.backend = backend
+        self.metadata = {"autoreset_mode": mode}
+        obs_space = probe.observation_space(probe.possible_agents[0])
+        self.single_observation_space = obs_space["observation"]
+        self.single_action_space = probe.action_space(probe.possible_agents[0])
+        self.observation_space = spaces.Box(
+            np.broadcast_to(self.single_observation_space.low, (num_envs, obs_space["observation"]
+                                                                .shape[0])),
+            np.broadcast_to(self.single_observation_space.high,
+                            (num_envs, obs_space["observation"].shape[0])),
+            dtype=np.float32)
+        self.action_space = spaces.MultiDiscrete(
+            np.full(num_envs, self.single_action_space.n))
+        self.bots = list(bots)
+        self._layout = buffer_layout(num_envs, self.single_observation_space.shape[0],
+                                     int(self.single_action_space.n), self.num_players)
+        self._shm: shared_memory.SharedMemory | None = None
+        self._workers: list[tuple[Any, Any]] = []
+        self._closed = False
+        autoreset = mode == AutoresetMode.SAME_STEP
+        if backend == "serial":
+            self.buf = Buffers(**{name: np.zeros(shape, dtype)
+                                  for name, (shape, dtype) in self._layout.items()})
+            self._batch: GameBatch | None = GameBatch(env_id, self.options, 0, num_envs,
+                                                      self.buf, self.bots, autoreset)
+        else:
+            self._batch = None
+            self.buf = self._start_workers(num_workers, autoreset)
+        self.buf.actions[:] = -1
+        self.buf.bots[:] = -1
+        self._reset_done = False
+
+    # --- the arrays (written in place by every call) ---------------------------------------
+    @property
+    def obs(self) -> np.ndarray:
+        """``(N, D) float32``: each game's observation for its seat to act."""
+        return self.buf.obs
+
+    @property
+    def masks(self) -> np.ndarray:
+        """``(N, A) int8``: the legal actions of each game's seat to act."""
+        return self.buf.masks
+
+    @property
+    def seats(self) -> np.ndarray:
+        """``(N,)``: the seat to act in each game (-1: a finished game, autoreset disabled)."""
+        return self.buf.seats
+
+    @property
+    def rewards(self) -> np.ndarray:
+        """``(N, P) float32``: every seat's reward in the last step."""
+        return self.buf.rewards
+
+    @property
+    def terminations(self) -> np.ndarray:
+        return self.buf.terminations
+
+    @property
+    def truncations(self) -> np.ndarray:
+        return self.buf.truncations
+
+    # --- Gymnasium API -----------------------------------------------------------------------
+    def reset(self, *, seed: int | Sequence[int] | None = None,
+              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start every game: ``seed`` is one seed (each game's derived from it) or one per game."""
+        if options:
+            raise ValueError(f"reset options are not supported by vector envs, got {options!r}")
+        seeds = self._seeds(seed)
+        if self._batch is not None:
+            self._batch.reset(seeds)
+        else:
+            self.buf.episode_seeds[:] = seeds
+            self._command("reset")
+        self._reset_done = True
+        return self.buf.obs, self._infos()
+
+    def step(self, actions: Any, bots: Any = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One decision per game: ``actions[i]`` (``-1``: skip game ``i``) or bot ``bots[i]``."""
+        if not self._reset_done:
+            raise RuntimeError("call reset() before step()")
+        b = self.buf
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_envs} integers, got shape {acts.shape} "
+                             f"of {acts.dtype}")
+        chosen = np.full(self.num_envs, -1, np.int64) if bots is None else np.asarray(bots)
+        if chosen.shape != (self.num_envs,) or not np.issubdtype(chosen.dtype, np.integer):
+            raise ValueError(f"bots must be {self.num_envs} integers, got shape {chosen.shape}")
+        if ((chosen < -1) | (chosen >= len(self.bots))).any():
+            raise ValueError(f"bots entries must be -1 or a bot index below {len(self.bots)}")
+        self._check_actions(acts, chosen)
+        b.actions[:] = acts
+        b.bots[:] = chosen
+        if self._batch is not None:
+            self._batch.step()
+        else:
+            self._command("step")
+        return b.obs, b.rewards, b.terminations, b.truncations, self._infos()
+
+    def close(self, **kwargs: Any) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for conn, proc in self._workers:
+            try:
+                conn.send(("close", None))
+            except (BrokenPipeError, OSError):
+                pass
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.terminate()
+        self._workers = []
+        if self._shm is not None:
+            self.buf = Buffers(**{name: np.array(getattr(self.buf, name))
+                                  for name in self._layout})
+            try:
+                self._shm.close()
+            except BufferError:  # the caller still holds a view; freed with it
+                pass
+            self._shm.unlink()
+            self._shm = None
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    # --- the suite's extras --------------------------------------------------------------------
+    def view(self, index: int, seat: int) -> Any:
+        """``view(seat)`` of game ``index`` (in-process backend only: the games live here)."""
+        if self._batch is None:
+            raise ValueError("view() needs backend='serial': shared-memory games live in workers")
+        return self._batch.envs[index].view(seat)
+
+    def game_env(self, index: int) -> Any:
+        """The raw env of game ``index`` (in-process backend only), e.g. for its record."""
+        if self._batch is None:
+            raise ValueError("game_env() needs backend='serial'")
+        return self._batch.envs[index]
+
+    # --- internals -----------------------------------------------------------------------------
+    def _seeds(self, seed: int | Sequence[int] | None) -> list[int]:
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            if seed < 0:
+                raise ValueError(f"seed must be >= 0, got {seed}")
+            return first_seeds(int(seed), self.num_envs)
+        seeds = list(seed)
+        if len(seeds) != self.num_envs or any(
+                isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 0
+                for s in seeds):
+            raise ValueError(f"seed must be an integer >= 0 or {self.num_envs} of them, "
+                             f"got {seed!r}")
+        return [int(s) for s in seeds]
+
+    def _check_actions(self, acts: np.ndarray, chosen: np.ndarray) -> None:
+        """``ValueError`` naming the first game asked for an action it may not take."""
+        b = self.buf
+        mine = np.flatnonzero((acts >= 0) & (chosen < 0))
+        moving = np.flatnonzero((acts >= 0) | (chosen >= 0))
+        if (acts < -1).any() or (acts >= b.masks.shape[1]).any():
+            bad = int(np.flatnonzero((acts < -1) | (acts >= b.masks.shape[1]))[0])
+            raise ValueError(f"game {bad}: action {int(acts[bad])} is out of range "
+                             f"0..{b.masks.shape[1] - 1} (or -1 to skip)")
+        idle = moving[b.seats[moving] < 0]
+        if idle.size:
+            raise ValueError(f"game {int(idle[0])} is over (autoreset disabled): reset() first")
+        illegal = mine[b.masks[mine, acts[mine]] == 0]
+        if illegal.size:
+            i = int(illegal[0])
+            raise ValueError(f"game {i}: action {int(acts[i])} is not legal for seat "
+                             f"{int(b.seats[i])} now (see masks[{i}])")
+
+    def _infos(self) -> dict[str, Any]:
+        """Gymnasium-style infos: arrays, with ``_<key>`` saying where each entry holds."""
+        b = self.buf
+        ended = b.terminations | b.truncations
+        return {"seat": b.seats, "score": b.scores, "_score": ended, "rank": b.ranks,
+                "_rank": b.terminations, "length": b.lengths, "_length": ended}
+
+    def _start_workers(self, num_workers: int | None, autoreset: bool) -> Buffers:
+        workers = num_workers or os.cpu_count() or 1
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"num_workers must be a positive integer, got {num_workers!r}")
+        workers = min(workers, self.num_envs)
+        sizes = {name: int(np.prod(shape)) * np.dtype(dtype).itemsize
+                 for name, (shape, dtype) in self._layout.items()}
+        self._shm = shared_memory.SharedMemory(create=True, size=sum(sizes.values()))
+        buf = _views(self._shm, self._layout)
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        ctx = multiprocessing.get_context(method)
+        bounds = np.linspace(0, self.num_envs, workers + 1).astype(int)
+        for start, stop in zip(bounds[:-1], bounds[1:], strict=True):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(
+                target=_worker, daemon=True,
+                args=(child, self._shm.name, self._layout, self.env_id, self.options,
+                      int(start), int(stop), self.bots, autoreset))
+            proc.start()
+            child.close()
+            self._workers.append((parent, proc))
+        self._command("ready")
+        return buf
+
+    def _command(self, name: str) -> None:
+        for conn, _ in self._workers:
+            conn.send((name, None))
+        errors = []
+        for conn, proc in self._workers:
+            try:
+                status, message = conn.recv()
+            except EOFError:
+                status, message = "error", f"worker {proc.pid} died (exit code {proc.exitcode})"
+            if status != "ok":
+                errors.append(message)
+        if errors:
+            raise RuntimeError("vector env worker failed:\n" + "\n".join(errors))
+
+
+def _views(shm: shared_memory.SharedMemory, layout: dict) -> Buffers:
+    arrays, offset = {}, 0
+    for name, (shape, dtype) in layout.items():
+        arrays[name] = np.ndarray(shape, dtype, buffer=shm.buf, offset=offset)
+        offset += int(np.prod(shape)) * np.dtype(dtype).itemsize
+    return Buffers(**arrays)
+
+
+def _die_with_parent() -> None:
+    """Linux: a worker gets SIGTERM when the process that made it dies, even by SIGKILL."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGTERM))  # PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _worker(conn: Any, shm_name: str, layout: dict, env_id: str, options: dict, start: int,
+            stop: int, bots: Sequence[Any], autoreset: bool) -> None:
+    _die_with_parent()
+    shm = shared_memory.SharedMemory(name=shm_name)
+    rows = batch = None
+    try:
+        rows = _views(shm, layout).rows(start, stop)
+        batch = GameBatch(env_id, options, start, stop, rows, bots, autoreset)
+        while True:
+            name, _ = conn.recv()
+            if name == "close":
+                break
+            try:
+                if name == "reset":
+                    batch.reset(rows.episode_seeds.tolist())
+                elif name == "step":
+                    batch.step()
+                conn.send(("ok", None))
+            except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises
+                conn.send(("error", f"games {start}..{stop - 1}: {exc!r}\n"
+                                    f"{traceback.format_exc()}"))
+    except (EOFError, KeyboardInterrupt):
+        pass
+    finally:
+        rows = batch = None
+        shm.close()
+

@@ -1,0 +1,191 @@
+"""The vector env against the single raw env: same seeds, same actions, same games."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import agents
+import loco_envs
+from loco_envs.vector import first_seeds, next_seed
+
+GAMES = [("loco_v0", {"num_players": 2}), ("moco_v0", {"num_players": 3}),
+         ("momo_v0", {"num_players": 2}), ("mampfos_v0", {"num_players": 3})]
+
+
+class SingleGame:
+    """Game ``i`` of a vector env replayed on one raw env, with the seeds the docs promise."""
+
+    def __init__(self, env_id: str, options: dict, first_seed: int):
+        self.env = loco_envs.make(env_id, wrapped=False, **options)
+        self.rng = np.random.default_rng(first_seed)
+        self.bot_rng = np.random.default_rng([first_seed, 1])
+        self.env.reset(seed=first_seed)
+
+    def expected_row(self) -> tuple[np.ndarray, np.ndarray, int]:
+        env = self.env
+        agent = env.agent_selection
+        obs = env.observe(agent)
+        return obs["observation"], obs["action_mask"], env.seat(agent)
+
+    def step(self, action: int) -> tuple[np.ndarray, bool, bool, list[float]]:
+        env = self.env
+        env.step(action)
+        rewards = np.array([env.rewards[a] for a in env.possible_agents], np.float32)
+        terminated, truncated = env.game.terminal, env.over and not env.game.terminal
+        scores = [env.infos[a].get("score") for a in env.possible_agents]
+        if env.over:
+            env.reset(seed=next_seed(self.rng))
+        return rewards, terminated, truncated, scores
+
+
+def _check_rows(vec, singles) -> None:
+    for i, single in enumerate(singles):
+        obs, mask, seat = single.expected_row()
+        assert vec.seats[i] == seat
+        np.testing.assert_array_equal(vec.obs[i], obs)
+        np.testing.assert_array_equal(vec.masks[i], mask)
+
+
+@pytest.mark.parametrize("backend", ["serial", "shared_memory"])
+@pytest.mark.parametrize(("env_id", "options"), GAMES)
+def test_same_seeds_give_the_single_env_trajectories(env_id, options, backend):
+    n, seed = 5, 11
+    options = {**options, "max_decisions": 40}  # truncations and autoresets within the test
+    vec = loco_envs.make_vec(env_id, n, backend=backend, num_workers=2, **options)
+    try:
+        vec.reset(seed=seed)
+        singles = [SingleGame(env_id, options, s) for s in first_seeds(seed, n)]
+        rng = np.random.default_rng(0)
+        ends = 0
+        _check_rows(vec, singles)
+        for step in range(150):
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in vec.masks])
+            if step % 7 == 3:
+                actions[1] = -1  # skipped this step: game 1 must not move
+            _, rewards, terms, truncs, infos = vec.step(actions)
+            for i, single in enumerate(singles):
+                if actions[i] < 0:
+                    assert not terms[i] and not truncs[i] and not rewards[i].any()
+                    continue
+                want_rewards, terminated, truncated, scores = single.step(int(actions[i]))
+                np.testing.assert_array_equal(rewards[i], want_rewards)
+                assert (terms[i], truncs[i]) == (terminated, truncated)
+                if terminated or truncated:
+                    ends += 1
+                    assert infos["_score"][i]
+                    np.testing.assert_allclose(infos["score"][i], scores)
+            _check_rows(vec, singles)
+        assert ends > 0
+    finally:
+        vec.close()
+
+
+@pytest.mark.parametrize("backend", ["serial", "shared_memory"])
+def test_bots_play_inside_the_env_with_the_games_bot_generator(backend):
+    n, seed, options = 3, 5, {"num_players": 2, "max_decisions": 60}
+    bot = agents.make("loco/heuristic")
+    vec = loco_envs.make_vec("loco_v0", n, backend=backend, num_workers=2, bots=[bot],
+                             **options)
+    try:
+        vec.reset(seed=seed)
+        singles = [SingleGame("loco_v0", options, s) for s in first_seeds(seed, n)]
+        for _ in range(120):
+            bots = np.zeros(n, np.int64)
+            vec.step(np.full(n, -1), bots)
+            for single in singles:
+                env = single.env
+                agent = env.agent_selection
+                single.step(bot.act(env.view(agent), env.observe(agent)["action_mask"],
+                                    single.bot_rng))
+            _check_rows(vec, singles)
+    finally:
+        vec.close()
+
+
+def test_seed_list_sets_each_games_first_episode():
+    vec = loco_envs.make_vec("moco_v0", 2, num_players=2)
+    vec.reset(seed=[7, 9])
+    env = loco_envs.make("moco_v0", wrapped=False, num_players=2)
+    env.reset(seed=9)
+    np.testing.assert_array_equal(vec.obs[1], env.observe(env.agent_selection)["observation"])
+    assert vec.buf.episode_seeds.tolist() == [7, 9]
+
+
+def test_a_games_seed_does_not_depend_on_the_batch_size():
+    assert first_seeds(3, 8)[:4] == first_seeds(3, 4)
+
+
+def test_illegal_action_raises_naming_the_game_and_moves_nothing():
+    vec = loco_envs.make_vec("moco_v0", 3, num_players=2)
+    vec.reset(seed=1)
+    before = vec.obs.copy()
+    actions = np.array([np.flatnonzero(m)[0] for m in vec.masks])
+    actions[2] = np.flatnonzero(vec.masks[2] == 0)[0]
+    with pytest.raises(ValueError, match="game 2: action"):
+        vec.step(actions)
+    np.testing.assert_array_equal(vec.obs, before)
+    with pytest.raises(ValueError, match="out of range"):
+        vec.step(np.full(3, 10_000))
+    with pytest.raises(ValueError, match="3 integers"):
+        vec.step(np.zeros(2, np.int64))
+
+
+def test_autoreset_disabled_keeps_a_finished_game_finished():
+    vec = loco_envs.make_vec("momo_v0", 2, num_players=2, max_decisions=3,
+                             autoreset_mode="Disabled")
+    vec.reset(seed=0)
+    for _ in range(3):
+        vec.step(np.array([np.flatnonzero(m)[0] for m in vec.masks]))
+    assert vec.truncations.all() and (vec.seats == -1).all() and not vec.masks.any()
+    with pytest.raises(ValueError, match="is over"):
+        vec.step(np.zeros(2, np.int64))
+    vec.step(np.full(2, -1))  # skipping finished games is fine
+    vec.reset(seed=0)
+    assert (vec.seats >= 0).all()
+
+
+def test_bad_arguments_raise_value_error_naming_them():
+    with pytest.raises(ValueError, match="num_players"):
+        loco_envs.make_vec("loco_v0", 2, num_players=99)
+    with pytest.raises(ValueError, match="num_envs"):
+        loco_envs.make_vec("loco_v0", 0)
+    with pytest.raises(ValueError, match="backend"):
+        loco_envs.make_vec("loco_v0", 2, backend="threads")
+    with pytest.raises(ValueError, match="autoreset_mode"):
+        loco_envs.make_vec("loco_v0", 2, autoreset_mode="NextStep")
+    with pytest.raises(ValueError, match="max_decisions"):
+        loco_envs.make_vec("loco_v0", 2, max_decisions=0)
+    vec = loco_envs.make_vec("loco_v0", 2)
+    with pytest.raises(ValueError, match="seed"):
+        vec.reset(seed=[1])
+    with pytest.raises(RuntimeError, match="reset"):
+        loco_envs.make_vec("loco_v0", 2).step(np.zeros(2, np.int64))
+
+
+class _BrokenBot:
+    name = "broken"
+
+    def act(self, view, action_mask, rng):
+        raise RuntimeError("boom")
+
+
+def test_a_worker_error_is_raised_in_the_parent():
+    vec = loco_envs.make_vec("moco_v0", 2, backend="shared_memory", num_workers=2,
+                             bots=[_BrokenBot()], num_players=2)
+    try:
+        vec.reset(seed=0)
+        with pytest.raises(RuntimeError, match="boom"):
+            vec.step(np.full(2, -1), np.zeros(2, np.int64))
+    finally:
+        vec.close()
+
+
+def test_spaces_follow_gymnasium_vector_conventions():
+    vec = loco_envs.make_vec("loco_v0", 4, num_players=2)
+    assert vec.observation_space.shape == (4, vec.single_observation_space.shape[0])
+    assert vec.action_space.shape == (4,)
+    assert vec.metadata["autoreset_mode"].value == "SameStep"
+    obs, _ = vec.reset(seed=0)
+    assert obs.dtype == np.float32 and vec.masks.dtype == np.int8
+    assert vec.observation_space.contains(obs)
