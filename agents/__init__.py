@@ -20,7 +20,8 @@ spec                           bot
 ``<game>/heuristic``           a short scripted strategy per game: ``loco``, ``moco``,
                                ``momo``, ``mampfos`` (module ``agents.<game>``)
 ``loco/heuristic-strong``      LOCO heuristic that also tracks unseen cards and opponents
-``ppo:<checkpoint path>``      a trained policy (``train/``; needs the ``train`` extra)
+``ppo:<path>``                 a trained policy saved as data (``<path>.npz`` + ``.json``,
+                               :mod:`agents.ppo`; numpy only, never unpickles anything)
 =============================  ==============================================================
 
 Bots are stateless between calls except where a docstring says otherwise; a bot that keeps
@@ -101,24 +102,28 @@ def make(spec: str) -> Bot:
             raise ValueError(f"agent spec {spec!r} is not available here ({exc})") from None
         return cls()
     raise ValueError(
-        f"unknown agent spec {spec!r}; known: {available_specs()} or 'ppo:<checkpoint path>'"
+        f"unknown agent spec {_short(repr(spec))}; known: {available_specs()} or 'ppo:<path>'"
     )
 
 
 def _make_ppo(path: str) -> Bot:
-    """A trained checkpoint (``train/``: ``<path>`` = the ``.zip`` with its ``.json`` sidecar).
+    """A trained policy in the data-only format of :mod:`agents.ppo` (``.npz`` + ``.json``).
 
-    It samples its move from the masked policy on the view's encoding, with the ``rng`` it is
-    handed (``train.policy.load_bot(path, deterministic=True)`` plays greedily); loading needs
-    the ``train`` extra, and is cached per file so a tournament may call this for every game.
+    ``<path>`` may be ``name``, ``name.npz``, ``name.json`` or ``name.zip`` (a training
+    checkpoint's name: its data-only export beside it is loaded, the zip is never opened). The
+    bot samples its move from the masked policy with the ``rng`` it is handed
+    (``agents.ppo.load_bot(path, deterministic=True)`` plays greedily); loaded files are cached
+    per process, so a tournament may call this for every game.
     """
     if not path:
-        raise ValueError("agent spec 'ppo:<checkpoint path>': the path is missing")
-    try:
-        from train.policy import load_bot
-    except ImportError as exc:
-        raise ValueError(f"agent spec 'ppo:{path}' needs the 'train' extra ({exc})") from None
+        raise ValueError("agent spec 'ppo:<path>': the path is missing")
+    from agents.ppo import load_bot
+
     try:
         return load_bot(path)
     except ValueError as exc:
-        raise ValueError(f"agent spec 'ppo:{path}': {exc}") from None
+        raise ValueError(f"agent spec 'ppo:{_short(path)}': {exc}") from None
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 200 else text[:197] + "..."
