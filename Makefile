@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-slow run lint bench clean
+.PHONY: test test-slow test-ray run lint bench clean
 
 # torch first, pinned: this version resolves to the CPU build here (a bare torch requirement
 # would pull a multi-GB CUDA build); then the project with its dev and train extras.
@@ -20,6 +20,16 @@ test: $(STAMP)
 
 test-slow: $(STAMP)
 	$(PY) -m pytest -q -n auto -m slow
+
+# The Ray tests (ray extra, installed here): tournaments on a local Ray and a short RLlib run.
+# Each test starts its own Ray with 2 CPUs and shuts it down; -n 0 keeps to one Ray at a time.
+RAY_STAMP := $(VENV)/.installed-ray
+$(RAY_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e ".[ray]"
+	touch $(RAY_STAMP)
+
+test-ray: $(RAY_STAMP)
+	$(PY) -m pytest -q -n 0 -m slow tests/ray
 
 # The main job: train the LOCO quick config (self-play PPO, a few minutes on 2 cores), then a
 # tournament of the trained agent against the heuristic and random bots: ratings table + plot

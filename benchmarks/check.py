@@ -41,6 +41,7 @@ CI usage::
     python -m benchmarks.check --workers 2            # exit 0: ratings hold; 1: regression
     python -m benchmarks.check --only loco_2p         # one baseline
     python -m benchmarks.check --update --only loco_2p  # re-record after a deliberate change
+    python -m benchmarks.check --backend ray --address auto  # the games on a Ray cluster
 
 A CI job runs the first command after the unit tests (a few minutes on two cores) and keeps
 ``runs/check/`` (records and tables of every rerun) as an artifact. When a change is meant to move
@@ -262,9 +263,10 @@ def report(outcome: Outcome) -> str:
     return "\n".join(lines)
 
 
-def rerun(baseline: dict, workers: int, progress: bool, out: Path | None) -> list[dict]:
+def rerun(baseline: dict, workers: int, progress: bool, out: Path | None,
+          backend: str = "local", address: str | None = None) -> list[dict]:
     t = tournament(baseline)
-    records = T.play(t, workers=workers, progress=progress)
+    records = T.play(t, workers=workers, progress=progress, backend=backend, address=address)
     if out is not None:
         folder = out / baseline["name"]
         R.write_records(folder / "records.jsonl", records)
@@ -289,6 +291,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="processes (default: all cores)")
     p.add_argument("--out", type=Path, default=Path("runs") / "check",
                    help="where the rerun records and tables go (default runs/check)")
+    p.add_argument("--backend", choices=T.BACKENDS, default="local",
+                   help="local processes (default) or a Ray cluster (needs the ray extra)")
+    p.add_argument("--address", default=None,
+                   help="Ray cluster address for --backend ray (default: a local Ray)")
     p.add_argument("--update", action="store_true",
                    help="re-record the baselines from this code instead of checking")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -302,7 +308,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         baselines = [(path, load_baseline(path)) for path in paths]
         failed = []
         for path, baseline in baselines:
-            records = rerun(baseline, args.workers, not args.no_progress, args.out)
+            records = rerun(baseline, args.workers, not args.no_progress, args.out,
+                            args.backend, args.address)
             if args.update:
                 _update(path, baseline, records)
                 continue

@@ -27,6 +27,9 @@ entry sits in every seat equally often, so use a multiple of the cycle length fo
 Randomness. Deal seeds come from ``numpy.random.default_rng(seed)``; the bot in seat ``s`` of
 game ``g`` draws from ``numpy.random.default_rng([deal seed, g, s])``. A tournament is a
 function of its arguments, whatever ``--workers``.
+
+Scale-out. ``--backend ray [--address HOST:PORT]`` plays the games on a Ray cluster (a local one
+when no address is given) with the same records and ratings (:mod:`benchmarks.ray_backend`).
 """
 
 from __future__ import annotations
@@ -47,9 +50,13 @@ import numpy as np
 import agents
 import loco_envs
 from benchmarks import ratings as R
+from benchmarks.journal import RecordJournal, output_errors
 
 #: A game that takes more decisions than this is stopped with an error (a bot loop, not a game).
 MAX_STEPS = 1_000_000
+
+#: Where games run: local processes, or a Ray cluster (:mod:`benchmarks.ray_backend`).
+BACKENDS = ("local", "ray")
 
 
 @dataclass(frozen=True)
@@ -164,7 +171,8 @@ def play_game(env_id: str, seats: Sequence[str], seed: int, game_index: int = 0,
                 f"game {game_index} (seed {seed}, seats {list(seats)}) passed {MAX_STEPS} steps"
             )
     if record_path is not None:
-        env.save_record(record_path)
+        with output_errors(record_path):
+            env.save_record(record_path)
     header = env.record_lines()[0]
     capped = env.truncated_game
     return {
@@ -190,25 +198,45 @@ def _play_task(task: tuple) -> dict:
 
 
 def play(t: Tournament, workers: int = 1, progress: bool = True,
-         games_dir: str | Path | None = None, max_decisions: int | None = None) -> list[dict]:
+         games_dir: str | Path | None = None, max_decisions: int | None = None,
+         backend: str = "local", address: str | None = None,
+         journal: RecordJournal | None = None) -> list[dict]:
     """Play every game of ``t`` (over ``workers`` processes) and return the match records.
+
+    With a ``journal`` (:mod:`benchmarks.journal`) the games already in it are not played
+    again, each new record is appended to it as soon as its game is over, and the records
+    returned are all of the tournament's, in game order.
+
+    ``backend="ray"`` plays the same tasks on a Ray cluster instead (``address``, or a local one;
+    ``workers`` is then the cluster's business): :mod:`benchmarks.ray_backend`. The records are
+    the same either way.
 
     ``max_decisions`` sets the env option of that name for each game (:func:`play_game`).
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"--workers must be a positive integer, got {workers!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"--backend must be one of {list(BACKENDS)}, got {backend!r}")
+    if address is not None and backend != "ray":
+        raise ValueError("--address is the Ray cluster's: give it with --backend ray")
     tasks = [
         (t.env_id, seats, seed, g, dict(t.options),
          None if games_dir is None else str(Path(games_dir) / f"game_{g:05d}.jsonl"),
          max_decisions)
         for g, seed, seats in schedule(t)
+        if journal is None or g not in journal.done
     ]
     from tqdm import tqdm
 
-    bar = tqdm(total=len(tasks), desc=f"{t.env_id} {t.num_players}p", unit="game",
-               disable=not progress, file=sys.stderr)
-    records = []
-    if workers == 1:
+    bar = tqdm(total=t.games, initial=t.games - len(tasks), desc=f"{t.env_id} {t.num_players}p",
+               unit="game", disable=not progress, file=sys.stderr)
+    records = _RecordSink(t, journal)
+    if backend == "ray":
+        from benchmarks import ray_backend
+
+        records.extend(ray_backend.play_games({task[3]: task for task in tasks}, _play_task,
+                                              address, bar))
+    elif workers == 1:
         for task in tasks:
             records.append(_play_task(task))
             bar.update()
@@ -219,9 +247,31 @@ def play(t: Tournament, workers: int = 1, progress: bool = True,
                 records.append(record)
                 bar.update()
     bar.close()
-    for record in records:
-        record["agents"] = list(dict.fromkeys(t.agents))
-    return records
+    return records.all()
+
+
+class _RecordSink(list):
+    """The records as they come: each gets the line-up's agents, then goes to the journal."""
+
+    def __init__(self, t: Tournament, journal: RecordJournal | None):
+        super().__init__()
+        self.agents = list(dict.fromkeys(t.agents))
+        self.journal = journal
+
+    def append(self, record: dict) -> None:
+        record["agents"] = list(self.agents)
+        if self.journal is not None:
+            self.journal.append(record)
+        super().append(record)
+
+    def extend(self, records) -> None:
+        for record in records:
+            self.append(record)
+
+    def all(self) -> list[dict]:
+        if self.journal is None:
+            return list(self)
+        return [self.journal.done[g] for g in sorted(self.journal.done)]
 
 
 @dataclass
@@ -235,16 +285,29 @@ class Result:
 
 
 def run(t: Tournament, out: str | Path | None = None, workers: int = 1, progress: bool = True,
-        bootstrap: int = 1000, game_records: bool = False, plot: bool = True) -> Result:
-    """Play ``t``, write its records into ``out``, rate them, write the table and the plot."""
+        bootstrap: int = 1000, game_records: bool = False, plot: bool = True,
+        backend: str = "local", address: str | None = None, resume: bool = False) -> Result:
+    """Play ``t``, write its records into ``out``, rate them, write the table and the plot.
+
+    Records go to ``out/records.jsonl`` game by game as they finish (:mod:`benchmarks.journal`);
+    with ``resume``, a tournament killed earlier in ``out`` goes on where it stopped, ending
+    with the records and ratings of an uninterrupted run. Write failures are one ``ValueError``.
+    """
     start = time.perf_counter()
     out = Path(out) if out is not None else default_out(t)
     games_dir = out / "games" if game_records else None
-    records = play(t, workers, progress, games_dir)
+    journal = RecordJournal.start(out, t, schedule(t), resume)
+    try:
+        play(t, workers, progress, games_dir, backend=backend, address=address,
+             journal=journal)
+    finally:
+        journal.close()
+    records, records_path = journal.finish()
     seconds = time.perf_counter() - start
-    files = {"records": R.write_records(out / "records.jsonl", records)}
+    files = {"records": records_path}
     table = R.compute_ratings(records, bootstrap=bootstrap, seed=t.seed)
-    files.update(write_ratings(table, out, title(t), plot))
+    with output_errors(out):
+        files.update(write_ratings(table, out, title(t), plot))
     return Result(records, table, files, seconds)
 
 
@@ -295,6 +358,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="line-up of agent specs (repeat a spec to seat it more than once)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    p.add_argument("--backend", choices=BACKENDS, default="local",
+                   help="local processes (default) or a Ray cluster (needs the ray extra)")
+    p.add_argument("--address", default=None,
+                   help="Ray cluster address (HOST:PORT or auto) for --backend ray; "
+                        "default: a local Ray on this machine")
     p.add_argument("--out", type=Path, default=None,
                    help="output folder (default runs/tournaments/<env>_<n>p_seed<seed>)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
@@ -303,6 +371,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game-records", action="store_true",
                    help="also write every game's full decision record under OUT/games/")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--resume", action="store_true",
+                   help="go on with the tournament killed earlier in --out (same arguments): "
+                        "games already in its records.jsonl are not played again")
     p.add_argument("--from-records", type=Path, default=None, metavar="FILE",
                    help="rate an existing records file instead of playing")
     return p
@@ -316,7 +387,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             table = R.ratings_from_file(args.from_records, bootstrap=args.bootstrap,
                                         seed=args.seed)
             out = args.out or args.from_records.parent
-            files = write_ratings(table, out, f"ratings of {args.from_records}")
+            with output_errors(out):
+                files = write_ratings(table, out, f"ratings of {args.from_records}")
             print(R.markdown_table(table))
             print(f"\nwrote {', '.join(str(p) for p in files.values())}")
             return 0
@@ -331,7 +403,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"note: {t.games} games is not a multiple of the seating cycle ({cycle}); "
                   "seats are balanced only approximately", file=sys.stderr)
         result = run(t, args.out, args.workers, not args.no_progress, args.bootstrap,
-                     args.game_records)
+                     args.game_records, backend=args.backend, address=args.address,
+                     resume=args.resume)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -70,15 +70,22 @@ def play_capped(env_id: str, seats: Sequence[str], seed: int, game_index: int = 
     return T.play_game(env_id, seats, seed, game_index, options, max_decisions=max_decisions)
 
 
-def play(t: T.Tournament, workers: int = 1, progress: bool = False) -> list[dict]:
-    """The runner's :func:`~benchmarks.tournament.play`, with games capped at MAX_DECISIONS."""
-    return T.play(t, workers, progress=progress, max_decisions=MAX_DECISIONS)
+def play(t: T.Tournament, workers: int = 1, progress: bool = False, backend: str = "local",
+         address: str | None = None) -> list[dict]:
+    """The runner's :func:`~benchmarks.tournament.play`, with games capped at MAX_DECISIONS
+    (``backend="ray"``: on a Ray cluster, same records)."""
+    return T.play(t, workers, progress=progress, max_decisions=MAX_DECISIONS, backend=backend,
+                  address=address)
 
 
 def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: Sequence[str],
              games: int, seed: int = 0, options: dict[str, Any] | None = None,
-             workers: int = 1, bootstrap: int = 200, out: str | Path | None = None) -> EvalResult:
-    """Play ``games`` games against each opponent; with ``out``, write records, table, plot."""
+             workers: int = 1, bootstrap: int = 200, out: str | Path | None = None,
+             backend: str = "local", address: str | None = None) -> EvalResult:
+    """Play ``games`` games against each opponent; with ``out``, write records, table, plot.
+
+    ``backend="ray"`` plays them on a Ray cluster (``address``, or a local one), same records.
+    """
     me = f"ppo:{checkpoint}"
     options = {k: v for k, v in (options or {}).items() if k != "num_players"}
     records: list[dict] = []
@@ -86,7 +93,7 @@ def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: S
     for spec in opponents:
         t = T.Tournament(env_id, num_players, (me, *([spec] * (num_players - 1))), games, seed,
                          options)
-        played = play(t, workers)
+        played = play(t, workers, backend=backend, address=address)
         per_opponent[spec] = played
         records.extend(played)
     win_rates = {}
@@ -132,7 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         t = T.Tournament(args.env_id, args.players, tuple(args.agents), args.games, args.seed,
                          dict(T.parse_option(o) for o in args.option))
         start = time.perf_counter()
-        records = play(t, args.workers, progress=not args.no_progress)
+        records = play(t, args.workers, progress=not args.no_progress, backend=args.backend,
+                       address=args.address)
         seconds = time.perf_counter() - start
         out = args.out if args.out is not None else T.default_out(t)
         files = {"records": R.write_records(Path(out) / "records.jsonl", records)}
