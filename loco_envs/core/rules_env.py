@@ -53,14 +53,11 @@ class RulesAECEnv(AECEnv):
     """Generic AEC environment over a rules engine.
 
     Subclasses set ``game_class``, ``env_id``, ``metadata`` and implement
-    :meth:`observation_size` and :meth:`encode`.
+    :meth:`observation_size`, :meth:`observation_bounds` and :meth:`encode`.
     """
 
     game_class: ClassVar[type[Game]]
     env_id: ClassVar[str]
-    #: Upper bound of every observation entry (the Box's ``high``).
-    observation_high: ClassVar[float] = 255.0
-
     def __init__(self, **options: Any):
         super().__init__()
         self.options = validate_options(self.game_class.OPTIONS, options)
@@ -68,12 +65,15 @@ class RulesAECEnv(AECEnv):
         self.num_players = self.options.get("num_players", 1)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
-        size = self.observation_size()
+        low, high = self.observation_bounds()
+        if low.shape != (self.observation_size(),) or high.shape != low.shape:
+            raise ValueError(f"{self.env_id}: observation bounds of shape {low.shape}/"
+                             f"{high.shape}, observations of {self.observation_size()} entries")
         n_actions = self.game_class.NUM_ACTIONS
         self._observation_spaces = {
             agent: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, self.observation_high, (size,), np.float32),
+                    "observation": spaces.Box(low, high, dtype=np.float32),
                     "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
                 }
             )
@@ -87,6 +87,13 @@ class RulesAECEnv(AECEnv):
     # --- what each game supplies -------------------------------------------------------
     def observation_size(self) -> int:
         """Length of the flat observation for ``self.options``."""
+        raise NotImplementedError
+
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-entry ``(low, high)`` of the observation for ``self.options``, from the rules.
+
+        Built by :func:`loco_envs.core.bounds.slice_bounds` from the game's slice table.
+        """
         raise NotImplementedError
 
     def encode(self, seat: int) -> np.ndarray:

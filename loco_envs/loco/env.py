@@ -86,6 +86,9 @@ class raw_env(RulesAECEnv):  # noqa: N801 - PettingZoo's naming convention
     def observation_size(self) -> int:
         return observation.observation_size(self.num_players)
 
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return observation.bounds(self.num_players, self.options["rounds"])
+
     def encode(self, seat: int) -> np.ndarray:
         return observation.encode_game(self.game, seat)
 

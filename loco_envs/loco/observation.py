@@ -1,7 +1,21 @@
 """LOCO observation: a :class:`~loco_envs.loco.rules.LocoView` as a flat ``float32`` vector.
 
 Seats are relative to the observer (0 = self, 1 = next clockwise, ...). Points are scaled by
-1/100 so every entry stays within [0, 255].
+1/100. Each entry's range by the rules is the observation ``Box``'s ``low``/``high``
+(:func:`bounds`; one-hot entries and flags 0..1):
+
+- counts per identity (``hand``, ``discard``): 0 to the copies in the deck (2, 1 for a Swap,
+  4 for a wild kind); a hand size or the draw pile: 0..111 (every card but the discard's top);
+- ``pending``: 0..111. The penalty itself has no bound (a reshuffle during a +2 chain can hand
+  the same cards back to be played again), but a draw hands over at most the 111 cards outside
+  the top (L-13), so ``min(pending, 111)`` has the same effect on every draw to come and is what
+  the vector holds; ``swaps_left``: 0..1 (a Swap identity has one copy, L-20);
+- total/100 and left-over/100: 0..(R + 1)·1479/100, where R is the ``rounds`` option: at most
+  R + 1 rounds are scored (a decisive round with a winner ends the ties, L-73), and one round
+  gives at most the deck's 1480 points less the winner's last card, on the pile (L-71);
+  rounds won: 0..R + 1;
+- ``match``: round 1..R + n − 1 (each further decisive round follows one emptied by a seat
+  leaving, L-61), match length R, decisive round 0..1.
 
 ==================  ====================  ===================================================
 slice               size                  content
@@ -32,7 +46,16 @@ from functools import cache
 
 import numpy as np
 
-from loco_envs.loco.cards import CODES, COLOURS, NUM_IDENTITIES
+from loco_envs.core.bounds import slice_bounds
+from loco_envs.loco.cards import (
+    CODES,
+    COLOURS,
+    DECK_SIZE,
+    FULL_DECK_COUNTS,
+    KIND,
+    NUM_IDENTITIES,
+    POINTS,
+)
 from loco_envs.loco.rules import AFTER_DRAW, CALL_STATES, CONTRE, PHASES, LocoGame, LocoView
 
 PER_SEAT = 14
@@ -59,6 +82,37 @@ def observation_size(num_players: int) -> int:
     return slices(num_players)["discard"].stop
 
 
+#: The most cards a hand, the draw pile or a draw can hold: all but the discard pile's top.
+MAX_CARDS = DECK_SIZE - 1
+#: L-71: the most one round can give its winner (the deck less the cheapest card on the pile).
+MAX_ROUND_POINTS = int(FULL_DECK_COUNTS @ POINTS) - int(POINTS.min())
+#: Per-seat columns (see the module docstring) that are flags: calls, active … judged.
+_SEAT_FLAGS = (1, 2, 3, 4, 5, 6, 10, 11, 12, 13)
+
+
+def bounds(num_players: int, rounds: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry ``(low, high)`` of the observation (the ranges of the module docstring)."""
+    n, scored = num_players, rounds + 1
+    seat_high = np.zeros(PER_SEAT, np.float32)
+    seat_high[list(_SEAT_FLAGS)] = 1
+    seat_high[0] = MAX_CARDS
+    seat_high[[7, 9]] = scored * MAX_ROUND_POINTS / 100
+    seat_high[8] = scored
+    table = {name: (0, 1) for name in ("top", "colour", "direction", "phase", "drawn",
+                                       "contre_announced")}
+    table |= {
+        "hand": (0, FULL_DECK_COUNTS),
+        "discard": (0, FULL_DECK_COUNTS),
+        "pending": (0, [MAX_CARDS, 1, 1]),
+        "swaps_left": (0, max(c for c, k in zip(FULL_DECK_COUNTS, KIND, strict=True)
+                              if k == "X")),
+        "seats": (0, np.tile(seat_high, n)),
+        "match": ([1, rounds, 0], [rounds + n - 1, rounds, 1]),
+        "draw_pile": (0, MAX_CARDS),
+    }
+    return slice_bounds(slices(n), table)
+
+
 _CALL_INDEX = {name: i for i, name in enumerate(CALL_STATES)}
 
 
@@ -71,7 +125,7 @@ def encode(view: LocoView) -> np.ndarray:
     obs[sl["colour"].start + view.colour] = 1
     obs[sl["direction"].start] = view.direction == 1
     p = sl["pending"].start
-    obs[p] = view.pending
+    obs[p] = min(view.pending, MAX_CARDS)  # the same effect on any draw (module docstring)
     if view.pending_kind:
         obs[p + 1 + (view.pending_kind == "+4")] = 1
     phase = PHASES.index(view.phase)
@@ -131,7 +185,7 @@ def encode_game(game: LocoGame, seat: int) -> np.ndarray:
     obs[o.top + game.discard[-1]] = 1
     obs[o.colour + game.colour] = 1
     obs[o.direction] = game.direction == 1
-    obs[o.pending] = game.pending
+    obs[o.pending] = min(game.pending, MAX_CARDS)
     if game.pending_kind:
         obs[o.pending + 1 + (game.pending_kind == "+4")] = 1
     phase = game.phase

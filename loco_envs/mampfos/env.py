@@ -22,6 +22,10 @@ argument         default      values
 ``render_mode``  ``None``     ``None``, ``"ansi"`` (``render()`` returns text), ``"human"``
 ===============  ===========  ==========================================================
 
+``max_decisions`` (default ``None``), a positive integer, caps an episode: after that many
+decisions (all seats together) every agent is truncated, reward 0, its score so far in
+``infos`` (:mod:`loco_envs.core.rules_env`).
+
 Agents
 ------
 ``player_0 … player_{n-1}``; ``player_i`` sits in seat i, clockwise is increasing i. The first
@@ -58,7 +62,9 @@ Observation
 ``size = 122 + 14 n`` for ``memory="perfect"`` and ``107 + 14 n`` for ``"recall"`` (2 players:
 150 / 135; 5 players: 192 / 177). Seat-indexed slices are relative to the observer (self
 first, then clockwise). Colour vectors: orange, red, blue, green, yellow; donkeys: white, grey,
-brown. ``loco_envs.mampfos.observation.slices(n, memory)`` gives the exact offsets; in order:
+brown. The observation space is ``Box(low, high)`` with each entry's range by the rules
+(``loco_envs.mampfos.observation.bounds``). ``loco_envs.mampfos.observation.slices(n, memory)``
+gives the exact offsets; in order:
 
 ================  ========  ==================================================================
 slice             length    content
@@ -121,7 +127,7 @@ import numpy as np
 
 from loco_envs.core.registry import wrap
 from loco_envs.core.rules_env import RulesAECEnv
-from loco_envs.mampfos.observation import encode, observation_size
+from loco_envs.mampfos.observation import bounds, encode, observation_size
 from loco_envs.mampfos.rules import MampfosGame
 
 
@@ -138,6 +144,9 @@ class raw_env(RulesAECEnv):  # noqa: N801 (PettingZoo's classic name)
 
     def observation_size(self) -> int:
         return observation_size(self.options["num_players"], self.options["memory"])
+
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return bounds(self.options["num_players"], self.options["memory"])
 
     def encode(self, seat: int) -> np.ndarray:
         return encode(self.game.view(seat))

@@ -2,7 +2,11 @@
 
 Seat-indexed fields are relative to the observer: entry 0 is the observer, entry i the seat i
 places clockwise. Colour vectors are ordered orange, red, blue, green, yellow; donkey vectors
-white, grey, brown. Every entry is a count or a flag within [0, 100].
+white, grey, brown. Every entry is a count or a flag; :func:`bounds` gives each entry's range
+by the rules (the observation ``Box``'s ``low``/``high``): flags 0..1; biscuit counts of one
+colour 0..20 (P-02: no more exist), except what one card feeds (``card_number``, ``feed_left``,
+``card_fed``: 0..3, the largest feed card); ``cards_left`` 0..5 per letter (P-04); a share-out's
+gains 0..20 (a player's wheel names one colour, P-12).
 
 The ``bellies`` slice exists only with ``memory="perfect"`` (P-30); with ``"recall"`` the
 vector is 15 entries shorter and holds only what P-31 lists.
@@ -12,11 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from loco_envs.core.bounds import slice_bounds
 from loco_envs.mampfos.rules import (
+    BISCUITS_PER_COLOUR,
     CARD_DONKEY,
     CARD_ID,
     CARD_KIND,
     CARD_NUMBER,
+    DECK,
     LETTERS,
     PATH_LENGTH,
     PHASES,
@@ -78,6 +85,23 @@ def slices(num_players: int, memory: str = "perfect") -> dict[str, slice]:
 def observation_size(num_players: int, memory: str = "perfect") -> int:
     """Length of the observation vector."""
     return slices(num_players, memory)["share_gains"].stop
+
+
+#: Slices of biscuit counts (each at most the 20 of a colour) and of one card's feeding.
+_BISCUIT_COUNTS = ("supply", "bellies", "collected", "fed_since", "share_out", "share_back",
+                   "share_gains")
+_FEED_COUNTS = ("card_number", "feed_left", "card_fed")
+
+
+def bounds(num_players: int, memory: str = "perfect") -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry ``(low, high)`` of the observation (see the module docstring)."""
+    table = {name: (0, 1) for name, _, _ in FIELDS}
+    table |= {name: (0, BISCUITS_PER_COLOUR) for name in _BISCUIT_COUNTS}
+    table |= {name: (0, max(CARD_NUMBER)) for name in _FEED_COUNTS}
+    table["cards_left"] = (0, [len(DECK[letter]) for letter in LETTERS])
+    if memory != "perfect":
+        del table["bellies"]
+    return slice_bounds(slices(num_players, memory), table)
 
 
 _SLICE_CACHE: dict[tuple[int, str], dict[str, slice]] = {}

@@ -19,6 +19,10 @@ Pawn 1, Crown 10, Excuse 0, a bare Ace 1. Every card played changes the worth of
 | ``match`` | ``False`` | ``True``: one game per player, the dealer moving on, totals (M-30) |
 | ``reward`` | ``"rank"`` | ``"rank"`` or ``"score"`` (see Rewards) |
 | ``render_mode`` | ``None`` | ``None``, ``"ansi"`` (``render()`` returns text), ``"human"`` |
+| ``max_decisions`` | ``None`` | an episode cap (a positive integer, see below) |
+
+With ``max_decisions`` set, after that many decisions (all seats together) every agent is
+truncated, reward 0, its score so far in ``infos`` (:mod:`loco_envs.core.rules_env`).
 
 ## Agents
 
@@ -84,9 +88,10 @@ letters ``m`` moons, ``s`` suns, ``w`` waves, ``l`` leaves, ``y`` wyrms, ``k`` k
 
 ## Observations
 
-``{"observation": Box(0, 255, (484 + 10 n,), float32), "action_mask": Box(0, 1, (79,), int8)}``
-(504, 514, 524, 534 for 2–5 players). From the observer's point of view: per-seat blocks start
-with the observer and go on clockwise. Never the others' hands or the removed cards.
+``{"observation": Box(low, high, (484 + 10 n,), float32), "action_mask": Box(0, 1, (79,),
+int8)}`` (504, 514, 524, 534 for 2–5 players); ``low``/``high`` are each entry's range by the
+rules (:func:`loco_envs.moco.observation.bounds`). From the observer's point of view: per-seat
+blocks start with the observer and go on clockwise. Never the others' hands or the removed cards.
 
 | slice | size | meaning |
 |---|---|---|
@@ -147,6 +152,9 @@ class raw_env(RulesAECEnv):  # noqa: N801 (PettingZoo's classic name)
 
     def observation_size(self) -> int:
         return observation.observation_size(self.num_players)
+
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        return observation.bounds(self.num_players, self.options["match"])
 
     def encode(self, seat: int) -> np.ndarray:
         return observation.encode(self.game.view(seat))

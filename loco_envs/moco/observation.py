@@ -3,26 +3,33 @@
 Everything is from the observer's point of view: per-seat blocks start with the observer and go
 on clockwise (relative seat ``r`` is absolute seat ``(seat + r) % n``). Card blocks have one
 entry per playable card (card ids 6–40 in :data:`loco_envs.moco.cards.CARDS` order, entry
-``id - 6``); suit blocks follow suit order moons, suns, waves, leaves, wyrms, knots. All values
-lie in [0, 255].
+``id - 6``); suit blocks follow suit order moons, suns, waves, leaves, wyrms, knots.
 
-| slice | size | meaning |
-|---|---|---|
-| ``hand`` | 35 | 1 for each card in the observer's hand |
-| ``pile_cards`` | 6 × 35 | 1 where a card lies on a pile (the public history of each pile) |
-| ``pile_tops`` | 6 × 35 | 1 for each pile's top card (a row of zeros: only the Ace) |
-| ``pile_heights`` | 6 | cards above each Ace, 0–6 |
-| ``pile_values`` | 6 | what one chip of each suit is worth now (M-21), 0–10 |
-| ``supply`` | 6 | chips left in the supply per suit, 0–5 |
-| ``chips`` | n × 6 | chips held per suit, by relative seat |
-| ``hand_sizes`` | n | cards in each hand, by relative seat |
-| ``num_removed`` | 1 | cards removed unseen (M-03) |
-| ``phase`` | 2 | one-hot: play a card / take a chip (zeros once over) |
-| ``played_pile`` | 6 | one-hot: the pile just played on (chip phase, M-12) |
-| ``to_act`` | n | one-hot: relative seat to decide |
-| ``dealer`` | n | one-hot: relative seat of this game's dealer (M-05) |
-| ``match_game`` | 2 | index of the game in the match, and the number of games (M-30) |
-| ``match_scores`` | n | finished games' totals / 10, by relative seat (M-30) |
+The last column is each entry's range by the rules, declared as the ``Box``'s ``low``/``high``
+(:func:`bounds`). H is the hand dealt (M-03: 16, 11, 8, 7 for 2–5 players), R the cards removed
+(2, 1, 2, 0), G the games of the match (n with ``match=True``, else 1).
+
+| slice | size | meaning | range (why) |
+|---|---|---|---|
+| ``hand`` | 35 | 1 for each card in the observer's hand | 0–1 |
+| ``pile_cards`` | 6 × 35 | 1 where a card lies on a pile (the public history of each pile) | 0–1 |
+| ``pile_tops`` | 6 × 35 | 1 for each pile's top card (a row of zeros: only the Ace) | 0–1 |
+| ``pile_heights`` | 6 | cards above each Ace | 0–6 (M-20 ends the game at 6) |
+| ``pile_values`` | 6 | what one chip of each suit is worth now (M-21) | 1–10 (0 with the Excuse) |
+| ``supply`` | 6 | chips left in the supply per suit | 0–5 (M-04) |
+| ``chips`` | n × 6 | chips held per suit, by relative seat | 0–5 (M-04) |
+| ``hand_sizes`` | n | cards in each hand, by relative seat | 0–H |
+| ``num_removed`` | 1 | cards removed unseen (M-03) | R |
+| ``phase`` | 2 | one-hot: play a card / take a chip (zeros once over) | 0–1 |
+| ``played_pile`` | 6 | one-hot: the pile just played on (chip phase, M-12) | 0–1 |
+| ``to_act`` | n | one-hot: relative seat to decide | 0–1 |
+| ``dealer`` | n | one-hot: relative seat of this game's dealer (M-05) | 0–1 |
+| ``match_game`` | 2 | index of the game in the match, and the number of games (M-30) | 0–G−1, G |
+| ``match_scores`` | n | finished games' totals / 10, by relative seat (M-30) | 0–(G−1)·H (a) |
+
+(a) A game's score is at most 10·H: one chip per card played, at most H cards, a chip worth at
+most 10 (a Crown on top). Only the G − 1 games before the last can be finished and still
+observed.
 
 Length: 484 + 10 n (504, 514, 524, 534 for 2–5 players).
 """
@@ -31,8 +38,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from loco_envs.moco.cards import CODES, FIRST_PLAYABLE, NUM_PLAYABLE, NUM_SUITS, SUITS
-from loco_envs.moco.rules import MocoView, pile_values
+from loco_envs.core.bounds import slice_bounds
+from loco_envs.moco.cards import (
+    CODES,
+    FIRST_PLAYABLE,
+    NUM_PLAYABLE,
+    NUM_SUITS,
+    SUITS,
+    VALUES,
+    deck,
+)
+from loco_envs.moco.rules import CHIPS_PER_SUIT, HAND_SIZE, REMOVED, MocoView, pile_values
 
 MATCH_SCORE_SCALE = 10.0
 _PHASE_INDEX = {"play": 0, "chip": 1}
@@ -72,6 +88,29 @@ SLICES = _SLICES  # number of players -> the table
 
 def observation_size(num_players: int) -> int:
     return _SLICES[num_players]["match_scores"].stop
+
+
+#: M-20: a pile with this many cards above its Ace ends the game.
+MAX_PILE_HEIGHT = 6
+
+
+def bounds(num_players: int, match: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry ``(low, high)`` of the observation (the table in the module docstring)."""
+    n, hand = num_players, HAND_SIZE[num_players]
+    games = n if match else 1
+    table = {name: (0, 1) for name in ("hand", "pile_cards", "pile_tops", "phase",
+                                       "played_pile", "to_act", "dealer")}
+    table |= {
+        "pile_heights": (0, MAX_PILE_HEIGHT),
+        "pile_values": (min(VALUES[c] for c in deck(n)), max(VALUES)),  # an Ace: 1
+        "supply": (0, CHIPS_PER_SUIT),
+        "chips": (0, CHIPS_PER_SUIT),
+        "hand_sizes": (0, hand),
+        "num_removed": (REMOVED[n], REMOVED[n]),
+        "match_game": ([0, games], [games - 1, games]),
+        "match_scores": (0, (games - 1) * hand * max(VALUES) / MATCH_SCORE_SCALE),
+    }
+    return slice_bounds(_SLICES[n], table)
 
 
 def _offsets(n: int) -> tuple[int, ...]:

@@ -17,6 +17,9 @@ expansion_b    False      K-31 acrobatic picture (drawn species in row 1's fifth
                           with ``num_players=1``
 reward         "rank"     ``"rank"`` or ``"score"`` (see Rewards)
 render_mode    None       ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``
+max_decisions  None       a positive integer: an episode cap; after that many decisions (all
+                          seats together) every agent is truncated, reward 0, its score so far
+                          in ``infos`` (:mod:`loco_envs.core.rules_env`)
 =============  =========  =====================================================================
 
 The single-agent Gymnasium form of the solo game is ``gymnasium.make("loco_envs/MomoSolo-v0")``
@@ -62,8 +65,9 @@ of tokens present in the forest, then the placements of taken tokens on rows wit
 that fit nowhere are discarded without a decision (K-13); when the forest is empty the remaining
 turns are skipped (K-14).
 
-Observation: ``Box(0, 255, (size,), float32)``
-----------------------------------------------
+Observation: ``Box(low, high, (size,), float32)``
+-------------------------------------------------
+``low``/``high``: each entry's range by the rules (:func:`loco_envs.momo.observation.bounds`).
 ``size = 127 + 204 n``: 331 (1 player), 535 (2), 739 (3), 943 (4). Slices, in order (see
 :mod:`loco_envs.momo.observation`; seat-indexed parts are relative, the observer first):
 
@@ -107,7 +111,7 @@ import numpy as np
 
 from loco_envs.core import RulesAECEnv
 from loco_envs.core.registry import wrap
-from loco_envs.momo.observation import encode, observation_size
+from loco_envs.momo.observation import bounds, encode, observation_size
 from loco_envs.momo.rules import MomoGame, _check_options, photographer_level
 
 
@@ -125,6 +129,10 @@ class raw_env(RulesAECEnv):  # noqa: N801 - PettingZoo's classic name
 
     def observation_size(self) -> int:
         return observation_size(self.num_players)
+
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        o = self.options
+        return bounds(self.num_players, o["expansion_a"], o["expansion_b"])
 
     def encode(self, seat: int) -> np.ndarray:
         return encode(self.game.view(seat))

@@ -2,15 +2,18 @@
 
 Everything is from the observer's point of view: entries indexed by seat are in relative order
 (index 0 is the observer, 1 the next seat clockwise, ...). Tokens are counted per identity
-``species * 3 + colour`` (``Rb Rn Rg Lb ... Dg``). Every value lies in ``[0, 255]``.
+``species * 3 + colour`` (``Rb Rn Rg Lb ... Dg``). The range of each entry, by the rules, is
+the observation ``Box``'s ``low``/``high`` (:func:`bounds`); one-hot entries are 0..1.
 
 ==============  =============  ===========================================================
-name            length         content
+name            length         content (range, why)
 ==============  =============  ===========================================================
-forest          60             area-major (A, B, C, D) counts of the 15 identities (0..4)
-pending         15             tokens the seat to act has taken and not placed yet (0..7)
-bag             15             bag composition, known by elimination (0..7)
-bag_size        1              tokens left in the bag (0..89)
+forest          60             area-major (A, B, C, D) counts of the 15 identities (0..4:
+                               an area holds 4 tokens, K-05/K-14)
+pending         15             tokens the seat to act has taken and not placed yet (0..5:
+                               one colour of an area's 4 tokens plus the moved one, K-11)
+bag             15             bag composition, known by elimination (0..7 copies, K-01)
+bag_size        1              tokens left in the bag (0..89: 105 less the 16 of K-05)
 discarded       15             tokens out of the game (K-13) (0..7)
 phase           2              one-hot: pick, place (both 0 once over)
 round           6              one-hot round 1..6
@@ -20,6 +23,7 @@ to_act          n              one-hot relative seat to act (all 0 once over)
 first_player    n              one-hot relative seat of the first player
 turns_left      n              turns each relative seat still plays, current included (0..6)
 points          n              K-20..K-24 points of each relative seat's picture so far
+                               (0..113: the sum of each rule's most, 20 + 15 + 14 + 14 + 50)
 boards          n * 25 * 8     relative seats, cells row-major; per cell one-hot species
                                (R L E B D) then one-hot colour (b n g); an empty cell is 0
 ==============  =============  ===========================================================
@@ -31,18 +35,32 @@ from functools import cache
 
 import numpy as np
 
+from loco_envs.core.bounds import slice_bounds
 from loco_envs.momo.actions import (
+    AREA_SIZE,
     CELLS,
     COLOUR_OF,
+    COLS,
+    COPIES,
     NUM_AREAS,
     NUM_COLOURS,
     NUM_SPECIES,
     NUM_TOKEN_TYPES,
+    NUM_TOKENS,
+    ROWS,
     SPECIES_LETTERS,
     SPECIES_OF,
     TOKEN_CODES,
 )
-from loco_envs.momo.rules import HEXAGONS, ROUNDS, MomoView
+from loco_envs.momo.rules import (
+    COLOUR_BONUS,
+    HEXAGONS,
+    PAIR_MATCH_POINTS,
+    ROUNDS,
+    STACKED_PAIR_POINTS,
+    F,
+    MomoView,
+)
 
 CELL_FEATURES = NUM_SPECIES + NUM_COLOURS  # 8
 _FIXED = (
@@ -89,6 +107,30 @@ SLICES: dict[int, dict[str, slice]] = {n: slices(n) for n in range(1, 5)}
 
 def observation_size(num_players: int) -> int:
     return slices(num_players)["boards"].stop
+
+
+#: The most K-20..K-24 can give one picture: each rule at its maximum (K-20 every top-row token,
+#: K-21 every column, K-22 five of a species, K-23 five species, K-24 every row and column).
+MAX_POINTS = (COLS * PAIR_MATCH_POINTS + COLS * STACKED_PAIR_POINTS + F[COLS] + F[COLS]
+              + (ROWS + COLS) * COLOUR_BONUS)
+
+
+def bounds(num_players: int, expansion_a: bool = False,
+           expansion_b: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry ``(low, high)`` of the observation (the ranges of the module docstring)."""
+    table = {name: (0, 1) for name in ("phase", "round", "to_act", "first_player", "boards")}
+    table |= {
+        "forest": (0, AREA_SIZE),
+        "pending": (0, AREA_SIZE + 1),
+        "bag": (0, COPIES),
+        "bag_size": (0, NUM_TOKENS - NUM_AREAS * AREA_SIZE),
+        "discarded": (0, COPIES),
+        "expansion_a": (0, int(expansion_a)),
+        "expansion_b": (0, int(expansion_b)),
+        "turns_left": (0, ROUNDS),
+        "points": (0, MAX_POINTS),
+    }
+    return slice_bounds(slices(num_players), table)
 
 
 def encode(view: MomoView) -> np.ndarray:

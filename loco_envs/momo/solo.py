@@ -6,8 +6,8 @@
 >>> action = int(info["action_mask"].nonzero()[0][0])
 
 =================  ==========================================================================
-observation        ``Box(0, 255, (331,), float32)``: the 1-player observation of ``momo_v0``
-                   (slices in :mod:`loco_envs.momo.observation`)
+observation        ``Box(low, high, (331,), float32)``: the 1-player observation of ``momo_v0``
+                   (slices and each entry's range in :mod:`loco_envs.momo.observation`)
 action             ``Discrete(135)``: the ``momo_v0`` action codec (picks 0..59, places 60..134)
 info               ``action_mask`` (``int8``, 135) on every reset and step; on the last step
                    also ``score`` and ``photographer_level`` (K-40: ``"career change"`` <= 45,
@@ -32,7 +32,7 @@ import numpy as np
 from gymnasium import spaces
 
 from loco_envs.momo.actions import NUM_ACTIONS
-from loco_envs.momo.observation import encode, observation_size
+from loco_envs.momo.observation import bounds, encode
 from loco_envs.momo.rules import MomoGame, MomoView, photographer_level
 
 ENV_ID = "loco_envs/MomoSolo-v0"
@@ -51,7 +51,7 @@ class MomoSoloEnv(gym.Env):
             )
         self.render_mode = render_mode
         self.illegal_reward = float(illegal_reward)
-        self.observation_space = spaces.Box(0.0, 255.0, (observation_size(1),), np.float32)
+        self.observation_space = spaces.Box(*bounds(1), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.game: MomoGame | None = None
         self._done = True

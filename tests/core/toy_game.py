@@ -85,5 +85,9 @@ class RaceEnv(RulesAECEnv):
     def observation_size(self) -> int:
         return 1
 
+    def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        # a total reaches at most target + 1 (one short of it, then add 2)
+        return np.zeros(1, np.float32), np.array([self.options["target"] + 1], np.float32)
+
     def encode(self, seat: int) -> np.ndarray:
         return np.array([self.game.total], np.float32)
