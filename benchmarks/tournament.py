@@ -7,13 +7,20 @@ Run ``python -m benchmarks.tournament ENV_ID --players N --games G --agents SPEC
 
 writes into ``--out`` (default ``runs/tournaments/<env>_<n>p_seed<seed>``):
 
-- ``records.jsonl``: one match record per game (see :mod:`benchmarks.ratings`);
+- ``records.jsonl``: one match record per game (see :mod:`benchmarks.ratings`), in game order;
+- ``tournament.json``: the arguments that define the tournament (checked by ``--resume``);
 - ``ratings.md`` / ``ratings.json``: the ratings table (also printed);
 - ``ratings.png``: Elo and OpenSkill ratings with their intervals;
 - ``games/`` with ``--game-records``: every game's full decision record, which
   ``loco_envs.replay`` checks.
 
 ``--from-records FILE`` rates an existing records file instead of playing.
+
+Killed runs. Each game's record is appended to ``records.jsonl`` when its game is over;
+``--resume`` (same arguments) goes on with a tournament killed in ``--out``: the games already
+recorded are kept, a torn last line is dropped and its game played again, and the run ends with
+exactly the records and ratings of an uninterrupted one (:mod:`benchmarks.journal`). A full
+disk or an unwritable folder is a one-line error, and the run can be resumed.
 
 Seats. The agent list is a *line-up*: a spec may appear more than once (``--agents
 loco/heuristic random random random`` is one heuristic against three random bots); ratings are

@@ -89,7 +89,7 @@ def test_tournament_records_and_ratings(tmp_path, first_bot):
     assert all(r["agents"] == [first_bot, "random"] for r in records)
     assert Counter(r["seats"][0] for r in records) == {first_bot: 10, "random": 10}
     assert {p.name for p in (tmp_path / "out").iterdir()} == {
-        "records.jsonl", "ratings.md", "ratings.json", "ratings.png", "games"}
+        "records.jsonl", "tournament.json", "ratings.md", "ratings.json", "ratings.png", "games"}
     assert len(list((tmp_path / "out" / "games").iterdir())) == 20
     table = json.loads((tmp_path / "out" / "ratings.json").read_text())
     assert {row["agent"] for row in table} == {first_bot, "random"}
