@@ -2,7 +2,7 @@
 
 Stacking +2/+4, Swap, Rotation, identical cards played together, out-of-turn interception
 ("slaps") judged by arrival order, the LOCO! call and Contre-LOCO, a turn clock, and matches of
-1, 3, 5 or 7 rounds. Rules: ``shared/rules/loco.md`` (ids L-01 … L-73); the engine is
+1, 3, 5 or 7 rounds. Rules: ``docs/rules/loco.md`` (ids L-01 … L-73); the engine is
 :mod:`loco_envs.loco.rules`.
 
 =====================  ============================================================
@@ -23,6 +23,10 @@ photo_finish   ``"random"`` who wins a slap race: seeded draw, or ``"seat"`` = t
                             slapper nearest after the card's player (L-42)
 timeout_rate   0.0          chance that a seat's turn times out as it begins (slow
                             players, L-60–L-62); one number or one per seat
+stacking       ``"any"``    what answers a pending +2 (L-32): ``"any"`` +2 (the seed),
+                            or ``"identical"``: only a card identical to the top (a +2
+                            of the same colour; +4 by +4 either way); a refused answer
+                            names L-32
 reward         ``"rank"``   ``"rank"``: (beaten − beaten by)/(n−1); ``"score"``: match
                             total minus the others' mean; paid at the end only
 render_mode    None         ``"ansi"`` (render returns text) or ``"human"`` (printed)
@@ -46,7 +50,27 @@ Actions (``loco_envs.loco.actions``)
 The decision phases, in the order the rules page fixes, are ``turn``, ``after_draw``,
 ``after_penalty``, ``colour``, ``target``, ``call``, ``contre`` and ``slap``; the same agent may
 act several times in a row (a wild and its colour). Slap and Contre-LOCO choices are collected
-one agent at a time and stay hidden until all are in.
+one agent at a time and stay hidden until all are in. Every holder of a card identical to the
+one that landed is asked in its slap window (L-41): the card's player, and the player whose turn
+it now is, who races the others for it (L-42); if nobody slaps, that player's turn follows.
+
+Secret slap windows, and what the AEC API itself makes public
+--------------------------------------------------------------
+Only holders of the top card are asked in a slap window, so a seat that is not deciding in it
+sees the table exactly as with no window: ``view(agent)``, the observation vector and the render
+from its seat show the regular turn with the turn seat to act (phase ``turn``), as does the
+public render (``render_text(None)``); the choices made so far stay in the engine. What the AEC
+protocol itself exposes cannot be hidden: ``agent_selection`` (and so ``agent_iter()``,
+``last()``, and the one non-zero action mask) names the agent asked, which tells whoever reads
+it between steps that a window is open and who holds the card. The same goes for a game record
+(every decision is a line) and for ``render_mode="human"``, which draws the table from the seat
+to act. The suite's own tools never feed these to a policy: a bot is called only for the agent
+to act, with that agent's ``view`` and mask (``benchmarks.tournament``, ``loco_envs.play`` and
+the demo, the self-play trainer's opponents), and the PPO learner and its frozen snapshots see
+only their own observation vector and mask, taken when they act. A loop of your own should do
+the same: hand a policy ``observe(agent)`` for the agent it plays, never ``agent_selection`` or
+the sequence of agents asked. With ``timeout_rate`` the slow player's clock is drawn when its
+turn actually begins, after the window.
 
 Observation slices: see :mod:`loco_envs.loco.observation` (own hand, top card, colour,
 direction, pending penalty, phase, drawn card, every seat's hand size / LOCO state / scores by
@@ -55,6 +79,10 @@ relative seat, round, draw-pile size, discard-pile counts).
 Version history
 ---------------
 - v0 (0.1.0): first release.
+- v0, since: the turn seat decides in slap windows (L-41); slap windows are invisible to the
+  seats not deciding; shouters pay Contre-LOCO clockwise from the card's player; a turn the
+  player drew in does not count as timed out (L-61); option ``stacking``. Records made before
+  replay differently.
 """
 
 from __future__ import annotations

@@ -188,7 +188,7 @@ def encode_game(game: LocoGame, seat: int) -> np.ndarray:
     obs[o.pending] = min(game.pending, MAX_CARDS)
     if game.pending_kind:
         obs[o.pending + 1 + (game.pending_kind == "+4")] = 1
-    phase = game.phase
+    phase, actor = game.visible_decision(seat)  # a secret slap window looks like the turn (L-41)
     if phase < NUM_PHASES:
         obs[o.phase + phase] = 1
     if phase == AFTER_DRAW and seat == game.current_seat and game.drawn is not None:
@@ -204,7 +204,7 @@ def encode_game(game: LocoGame, seat: int) -> np.ndarray:
         obs[row + 8] = game.rounds_won[s]
         obs[row + 9] = game.leftover[s] / 100
     caller, announced = game.contre_queue[0] if phase == CONTRE else (-1, False)
-    for column, who in ((10, game.turn_seat), (11, game.visible_actor(seat)), (12, game.lander),
+    for column, who in ((10, game.turn_seat), (11, actor), (12, game.lander),
                         (13, caller)):
         if who >= 0:
             obs[o.seats + ((who - seat) % n) * PER_SEAT + column] = 1

@@ -23,10 +23,17 @@ def hand_text(counts) -> str:
 
 
 def render(game: LocoGame, seat: int | None, reveal_all: bool = False) -> str:
-    """Hands are shown only for ``seat`` (or all with ``reveal_all``)."""
+    """Hands are shown only for ``seat`` (or all with ``reveal_all``).
+
+    The decision shown is the one ``seat`` may know of (``None``: the public table): a secret
+    slap window it is not deciding in looks like the regular turn (L-41); ``reveal_all`` shows
+    the real one.
+    """
     from loco_envs.loco.rules import CALL_STATES, PHASES
 
-    phase = PHASES[game.phase]
+    phase_index, actor = ((game.phase, game.current_seat) if reveal_all
+                          else game.visible_decision(seat))
+    phase = PHASES[phase_index]
     arrow = "clockwise" if game.direction == 1 else "counter-clockwise"
     decider = " (decisive round)" if game.decider else ""
     lines = [
@@ -35,7 +42,6 @@ def render(game: LocoGame, seat: int | None, reveal_all: bool = False) -> str:
         f"top {C.CODES[game.discard[-1]]}  colour {C.COLOUR_NAMES[game.colour]}"
         + (f"  pending {game.pending_kind} x{game.pending}" if game.pending else ""),
     ]
-    actor = game.current_seat if reveal_all or seat is None else game.visible_actor(seat)
     for s in range(game.num_players):
         marker = ">" if s == actor else " "
         status = "left" if not game.active[s] else ("" if game.in_round[s] else "sits out")
@@ -52,6 +58,5 @@ def render(game: LocoGame, seat: int | None, reveal_all: bool = False) -> str:
         order = sorted(range(game.num_players), key=ranks.__getitem__)
         lines.append("match over: " + ", ".join(f"p{s} #{ranks[s] + 1}" for s in order))
     else:
-        who = f"p{actor}" if actor >= 0 else "someone holding it"
-        lines.append(f"{who} to decide: {PHASE_TEXT[phase]}")
+        lines.append(f"p{actor} to decide: {PHASE_TEXT[phase]}")
     return "\n".join(lines)

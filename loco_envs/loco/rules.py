@@ -1,4 +1,4 @@
-"""The LOCO rules engine (``shared/rules/loco.md``, rules L-01 … L-73).
+"""The LOCO rules engine (``docs/rules/loco.md``, rules L-01 … L-73).
 
 Seats, not agents: seat ``i`` is ``player_i``. Hands and piles are counts/lists of card
 identities (:mod:`loco_envs.loco.cards`). Every decision of the game, including the races of the
@@ -10,21 +10,31 @@ real game, is a decision of one seat, in the order the rules page fixes:
 2. every seat now at one card that owes a call decides ``loco`` / ``silent`` (phase ``call``),
    clockwise from the player of the card;
 3. for each of them, the opponents decide together whether to shout ``contre`` (phase
-   ``contre``);
-4. the interception window for the top card (phase ``slap``): every seat but the one whose
-   turn it now is, holding an identical card, decides whether to slap and with how many copies;
+   ``contre``); shouters who pay a card draw it in clockwise seat order from the card's player;
+4. the interception window for the top card (phase ``slap``, L-41): every seat holding an
+   identical card decides whether to slap and with how many copies, the card's player and the
+   seat whose turn it now is included (the latter races the others for the card instead of
+   losing it to any slapper; if nobody slaps it takes its turn as usual);
 5. the next regular turn (phase ``turn``; then ``after_draw`` or ``after_penalty``).
 
 Decisions made "together" (``contre``, ``slap``) are asked one seat at a time and kept hidden
 until all are in; races go to a seeded draw, or to the seat nearest after the card's player with
 ``photo_finish="seat"`` (L-42).
 
+A slap window is secret (L-41): only holders of the top card are asked, so a seat not deciding
+in it sees the table as if no window were open (:meth:`LocoGame.visible_decision`: phase
+``turn``, the turn seat to act) in its view, its observation and its render; the public render
+(``seat=None``) does too. Option ``stacking`` (rules page, settled ambiguities): ``"any"`` (the
+seed: any +2 answers a +2) or ``"identical"`` (only a card identical to the top answers).
+
 Settled points beyond the rules page, each documented where it is coded:
 
 - The clock (L-60/L-62) counts regular turns only; :meth:`LocoGame.timeout` on any other decision
   takes its neutral choice (colour unchanged, the next seat as Swap target, silent, no shout,
-  no slap). Option ``timeout_rate`` (a probability, or one per seat) makes the engine time out
-  a seat's turn at random as it begins, to simulate slow players.
+  no slap). A turn in which the player drew themselves is not a timed-out turn (L-61: the draw
+  resets the count) even if the clock then ends it with the pass. Option ``timeout_rate`` (a
+  probability, or one per seat) makes the engine time out a seat's turn at random as it begins,
+  to simulate slow players; that draw comes when the turn begins, after any slap window.
 - A seat that leaves (L-61) forfeits: it ranks behind every seat still in the match.
 - The decisive round of L-73 is played only for a tie at the top; its points count in the
   totals, so its winner comes first. Lower ties stay shared.
@@ -43,7 +53,9 @@ Settled points beyond the rules page, each documented where it is coded:
     swaps_left: int, rotations_left: int,
     calls: ["none"|"owed"|"announced"|"silent" per seat],
     call_queue: [seat, ...], contre_queue: [[seat, announced], ...],
-    window: {"kind": null|"contre"|"slap", "to_decide": [seat, ...], "choices": {seat: int}},
+    window: {"kind": null|"contre"|"slap", "to_decide": [seat, ...], "choices": {seat: int}}
+        (to_decide: the seats still to answer, the one deciding first; a slap window may
+        hold the card's player and the turn seat),
     slap_window_due: bool, active: [bool], in_round: [bool],
     scores, rounds_won, leftover, timeouts: [int per seat]
 
@@ -70,6 +82,7 @@ NO_CALL, OWED, ANNOUNCED, SILENT = range(len(CALL_STATES))
 CONSECUTIVE_TIMEOUTS_TO_LEAVE = 4
 CONTRE_SILENT_PENALTY = 2
 CONTRE_WRONG_SHOUT_PENALTY = 1
+STACKING = ("any", "identical")
 
 # MATCH[top, colour] is an int8 row over the 112 play actions: does that identity match?
 _MATCH = np.zeros((C.NUM_IDENTITIES, len(C.COLOURS), A.NUM_PLAYS), dtype=np.int8)
@@ -79,6 +92,8 @@ for _top in range(C.NUM_IDENTITIES):
             _MATCH[_top, _col, _a] = C.matches(A.PLAY_IDENT_LIST[_a], _top, _col)
 _PLUS2_PLAYS = np.isin(A.PLAY_IDENT, C.PLUS2_IDS).astype(np.int8)
 _PLUS4_PLAYS = (A.PLAY_IDENT == C.PLUS4).astype(np.int8)
+# IDENTICAL_PLAYS[top] is an int8 row over the play actions: plays of that very identity.
+_IDENTICAL_PLAYS = (A.PLAY_IDENT[None, :] == np.arange(C.NUM_IDENTITIES)[:, None]).astype(np.int8)
 
 
 def _timeout_rates(value: Any) -> Any:
@@ -125,6 +140,7 @@ class LocoView:
     discard_counts: tuple[int, ...]
     contre_caller: int  # whose call the current Contre-LOCO window judges (-1: none)
     contre_announced: bool
+    stacking: str = "any"  # the option in force: "any" or "identical" (what answers a +2)
 
     @property
     def hand_codes(self) -> list[str]:
@@ -141,17 +157,21 @@ class LocoGame(Game):
                                choices=("random", "seat")),
         "timeout_rate": Option(0.0, "chance that a seat's turn times out as it begins (L-62); "
                                "one number or one per seat", check=_timeout_rates),
+        "stacking": Option("any", "what answers a pending +2 (L-32): 'any' +2, or only a card "
+                           "'identical' to the top (+4 by +4 either way)",
+                           choices=STACKING),
     }
     NUM_ACTIONS = A.NUM_ACTIONS
     codec = A
 
     def __init__(self, rng: np.random.Generator, num_players: int = 2, rounds: int = 1,
                  photo_finish: str = "random", timeout_rate: float | Sequence[float] = 0.0,
-                 _deal: bool = True):
+                 stacking: str = "any", _deal: bool = True):
         self.rng = rng
         self.num_players = n = num_players
         self.rounds = rounds
         self.photo_finish = photo_finish
+        self.stacking = stacking
         rates = timeout_rate if isinstance(timeout_rate, (list, tuple)) else [timeout_rate] * n
         if len(rates) != n:
             raise ValueError(f"option 'timeout_rate': expected {n} rates, got {len(rates)}")
@@ -295,8 +315,7 @@ class LocoGame(Game):
         if phase == TURN:
             held = hand[A.PLAY_IDENT] >= A.PLAY_COUNT
             if self.pending:
-                answers = _PLUS2_PLAYS if self.pending_kind == "+2" else _PLUS4_PLAYS
-                plays[:] = answers & held  # L-32/L-33: answer or draw
+                plays[:] = self._answers() & held  # L-32/L-33: answer or draw
             else:
                 plays[:] = _MATCH[self.discard[-1], self.colour] & held
             mask[A.DRAW] = 1
@@ -327,6 +346,20 @@ class LocoGame(Game):
             mask[A.PASS] = 1
         return mask
 
+    def _answers(self) -> np.ndarray:
+        """The plays that answer the pending penalty (L-32/L-33, option ``stacking``)."""
+        if self.stacking == "identical":
+            return _IDENTICAL_PLAYS[self.discard[-1]]
+        return _PLUS2_PLAYS if self.pending_kind == "+2" else _PLUS4_PLAYS
+
+    def _penalty_reason(self) -> str:
+        kind = self.pending_kind
+        if self.stacking == "identical":
+            top = C.CODES[self.discard[-1]]
+            return (f" (a {kind} penalty is pending and stacking='identical': only a card "
+                    f"identical to the top, {top}, answers it; or draw it)")
+        return f" (a {kind} penalty is pending: answer with {kind} or draw it)"
+
     def _illegal_reason(self, action: int) -> str:
         """Name the rule an illegal action breaks."""
         phase = self.phase
@@ -343,8 +376,7 @@ class LocoGame(Game):
                 return f"L-20: {name} needs {k} x {C.CODES[ident]}, the hand holds {held}"
         expected = {
             TURN: "L-10/L-32: play a matching card or draw"
-            + (f" (a {self.pending_kind} penalty is pending: answer with {self.pending_kind} "
-               "or draw it)" if self.pending else ""),
+            + (self._penalty_reason() if self.pending else ""),
             AFTER_DRAW: "L-11: after a draw only the drawn card may be played, or pass",
             AFTER_PENALTY: "L-32: after the penalty draw play a matching card or pass",
             COLOUR: "L-12: name the colour of the wild just played",
@@ -369,6 +401,7 @@ class LocoGame(Game):
             self.window_choices[seat] = A.PLAY_COUNT_LIST[action - A.SLAP0]
             self._next_in_window()
         elif action == A.DRAW:
+            self.timeouts[seat] = 0  # L-61: a turn the player plays themselves resets the count
             self._take_draw(seat)
         elif action == A.PASS:
             if phase in (AFTER_DRAW, AFTER_PENALTY):
@@ -494,7 +527,7 @@ class LocoGame(Game):
                 top = self.discard[-1]
                 order = self._clockwise_from(self.lander)
                 order = order[1:] + order[:1]  # clockwise after the card's player, them last
-                eligible = [s for s in order if s != self.turn_seat and self.hands[s][top] > 0]
+                eligible = [s for s in order if self.hands[s][top] > 0]  # L-41: nobody excluded
                 if eligible:
                     self._open_window("slap", eligible)
                     return
@@ -528,9 +561,13 @@ class LocoGame(Game):
             self._resolve_slaps(choices)
 
     def _resolve_contre(self, shouted: dict[int, int]) -> None:
-        """L-52: a silent caller draws 2 once; after an announcement each shouter draws 1."""
+        """L-52: a silent caller draws 2 once; after an announcement each shouter draws 1.
+
+        Paying shouters draw one after the other clockwise from the card's player (order of
+        decisions, step 3), which decides who gets which card off the draw pile.
+        """
         caller, announced = self.contre_queue.pop(0)
-        shouters = [s for s in self._clockwise_from(caller) if shouted.get(s)]
+        shouters = [s for s in self._clockwise_from(self.lander) if shouted.get(s)]
         if not shouters:
             return
         if announced:
@@ -578,16 +615,20 @@ class LocoGame(Game):
         """L-60/L-61: the clock ran out for the current decision-maker.
 
         In a regular turn the server draws (the whole pending penalty, if any) and passes;
-        four timed-out turns in a row free the seat. Other decisions take their neutral choice.
+        four timed-out turns in a row free the seat, the fourth handled like the others first
+        (the draw, reshuffling by L-13 if needed), then the hand goes into the draw pile. After
+        the player's own draw the clock only passes: that turn was played, not timed out.
+        Other decisions take their neutral choice.
         """
         if self.terminal:
             raise IllegalActionError("L-72: the match is over")
         self._mask = None
         seat, phase = self.current_seat, self.phase
-        if phase in (TURN, AFTER_DRAW, AFTER_PENALTY):
-            if phase == TURN:
-                self._draw(seat, self.pending or 1)
-                self.pending, self.pending_kind = 0, None
+        if phase in (AFTER_DRAW, AFTER_PENALTY):
+            self._end_turn()
+        elif phase == TURN:
+            self._draw(seat, self.pending or 1)
+            self.pending, self.pending_kind = 0, None
             self.timeouts[seat] += 1
             if self.timeouts[seat] >= CONSECUTIVE_TIMEOUTS_TO_LEAVE:
                 self._leave(seat)
@@ -683,9 +724,10 @@ class LocoGame(Game):
     def view(self, seat: int) -> LocoView:
         caller, announced = self.contre_queue[0] if self.phase == CONTRE else (-1, False)
         discard_counts = self.discard_counts.tolist()
+        phase, actor = self.visible_decision(seat)
         return LocoView(
-            seat=seat, num_players=self.num_players, phase=PHASES[self.phase],
-            actor=self.visible_actor(seat), turn_seat=self.turn_seat, lander=self.lander,
+            seat=seat, num_players=self.num_players, phase=PHASES[phase],
+            actor=actor, turn_seat=self.turn_seat, lander=self.lander,
             hand=tuple(self.hands[seat].tolist()),
             drawn=self.drawn if seat == self.current_seat and self.phase == AFTER_DRAW else None,
             top=self.discard[-1], colour=self.colour, direction=self.direction,
@@ -697,19 +739,21 @@ class LocoGame(Game):
             round=self.round, rounds=self.rounds, decider=self.decider,
             draw_pile_size=len(self.draw_pile),
             discard_counts=tuple(discard_counts),
-            contre_caller=caller, contre_announced=announced,
+            contre_caller=caller, contre_announced=announced, stacking=self.stacking,
         )
 
-    def visible_actor(self, seat: int) -> int:
-        """Who decides now, as ``seat`` may know it.
+    def visible_decision(self, seat: int | None) -> tuple[int, int]:
+        """(phase, deciding seat) as ``seat`` may know them (``None``: the public table).
 
-        Only holders of the top card are asked in a slap window, so naming them would reveal
-        their hands: others see ``-1`` there.
+        L-41: only holders of the top card are asked in a slap window, so even showing that a
+        window is open would reveal that someone holds it. Every seat but the one deciding now
+        sees what it would see with no window: the regular turn, the turn seat to act. Nothing
+        else in a view changes during a window (the landing before it already showed its
+        effects, the choices stay in the engine).
         """
         if self.phase == SLAP and seat != self.current_seat:
-            return -1
-        return self.current_seat
-
+            return TURN, self.turn_seat
+        return self.phase, self.current_seat
 
     def render_text(self, seat: int | None, reveal_all: bool = False) -> str:
         from loco_envs.loco.render import render

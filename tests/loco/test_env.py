@@ -25,14 +25,17 @@ def play_randomly(env, seed: int = 0, limit: int = 100_000) -> None:
     raise AssertionError("game did not end")
 
 
+@pytest.mark.parametrize("stacking", ["any", "identical"])
 @pytest.mark.parametrize("n", [2, 4, 10])
-def test_pettingzoo_api_test(n):
-    api_test(loco_envs.make("loco_v0", num_players=n), num_cycles=300)
+def test_pettingzoo_api_test(n, stacking):
+    api_test(loco_envs.make("loco_v0", num_players=n, stacking=stacking), num_cycles=300)
 
 
+@pytest.mark.parametrize("stacking", ["any", "identical"])
 @pytest.mark.parametrize("n", [2, 4, 10])
-def test_pettingzoo_seed_test(n):
-    seed_test(lambda: loco_envs.make("loco_v0", num_players=n), num_cycles=300)
+def test_pettingzoo_seed_test(n, stacking):
+    seed_test(lambda: loco_envs.make("loco_v0", num_players=n, stacking=stacking),
+              num_cycles=300)
 
 
 def test_the_four_ways_to_build_the_env_agree():
@@ -127,21 +130,39 @@ def test_render_shows_only_the_viewers_hand():
     assert "g7 g8" in env.game.render_text(None, reveal_all=True)
 
 
-def test_record_replays_to_the_same_match(tmp_path):
+@pytest.mark.parametrize("stacking", ["any", "identical"])
+def test_record_replays_to_the_same_match(tmp_path, stacking):
     env = loco_envs.make("loco_v0", num_players=4, rounds=3, wrapped=False,
-                         timeout_rate=0.05, photo_finish="seat")
+                         timeout_rate=0.05, photo_finish="seat", stacking=stacking)
     env.reset(seed=9)
     play_randomly(env, seed=9)
     path = env.save_record(tmp_path / "match.jsonl")
+    assert env.record_lines()[0]["options"]["stacking"] == stacking
     replayed = loco_envs.replay(path)
+    assert replayed.game.stacking == stacking
     assert replayed.state_dict() == env.state_dict()
     assert replayed.game.final_ranks() == env.game.final_ranks()
+
+
+def test_a_record_replayed_under_the_other_stacking_fails_on_the_refused_answer(tmp_path):
+    env = loco_envs.make("loco_v0", num_players=2, wrapped=False)
+    env.reset(seed=0, options={"state": position([["r+2", "g1", "g2"], ["g+2", "b4"]],
+                                                 ["r3"])})
+    for text in ("play r+2", "play g+2"):  # any +2 answers by default
+        env.step(env.str_to_action(text))
+    path = env.save_record(tmp_path / "s.jsonl")
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    header["options"]["stacking"] = "identical"
+    path.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+    with pytest.raises(ValueError, match="line 3"):
+        loco_envs.replay(path)
 
 
 def test_record_from_an_injected_state_replays(tmp_path):
     env = loco_envs.make("loco_v0", num_players=2, wrapped=False)
     env.reset(seed=1, options={"state": position([["r5", "W", "g1"], ["r5", "g7"]], ["r3"])})
-    for text in ("play r5", "play r5", "loco", "pass"):
+    for text in ("play r5", "slap r5", "loco", "pass"):
         env.step(env.str_to_action(text))
     replayed = loco_envs.replay(env.save_record(tmp_path / "r.jsonl"))
     assert replayed.state_dict() == env.state_dict()

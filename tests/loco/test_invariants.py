@@ -1,4 +1,8 @@
-"""Random play over 2,000 seeded LOCO matches: the invariants every position must keep."""
+"""Random play over 2,000 seeded LOCO matches: the invariants every position must keep.
+
+The seeds cover 2 to 10 players, both ``photo_finish`` and both ``stacking`` values in every
+combination (1,000 matches each way).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import pytest
 from loco_envs.core import rank_rewards, score_rewards
 from loco_envs.loco import actions as A
 from loco_envs.loco import cards as C
-from loco_envs.loco.rules import LocoGame
+from loco_envs.loco.rules import TURN, LocoGame
 
 GAMES = 2000
 CHUNKS = 8
@@ -22,6 +26,7 @@ def check_match(seed: int) -> int:
     rounds = (1, 1, 3)[seed % 3]
     eager = seed % 4 != 0
     options = {"photo_finish": ("random", "seat")[seed % 2],
+               "stacking": ("any", "identical")[seed // 2 % 2],
                "timeout_rate": 0.05 if seed % 10 == 0 else 0.0}
     g = LocoGame(rng=np.random.default_rng(seed), num_players=n, rounds=rounds, **options)
     decisions = 0
@@ -32,6 +37,12 @@ def check_match(seed: int) -> int:
         actions = np.flatnonzero(mask)
         assert len(actions), f"seed {seed}: no legal action in phase {g.phase}"
         assert g.active[g.current_seat] and g.in_round[g.current_seat]
+        if g.phase == TURN and g.pending:  # L-32/L-33 and option stacking: only answers
+            answers = {A.PLAY_IDENT_LIST[a] for a in actions if a < A.SLAP0}
+            if options["stacking"] == "identical":
+                assert answers <= {g.discard[-1]}, seed
+            else:
+                assert all(C.KIND[i] == g.pending_kind for i in answers), seed
         action = _choose(actions, rng, eager)
         before = list(g.scores)
         points = _points_in_hands(g) if min(g.hand_sizes[s] for s in _playing(g)) <= 4 else None

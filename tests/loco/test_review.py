@@ -1,4 +1,4 @@
-"""Findings of the independent review of the LOCO engine against ``shared/rules/loco.md``."""
+"""Findings of the independent review of the LOCO engine against ``docs/rules/loco.md``."""
 
 from __future__ import annotations
 

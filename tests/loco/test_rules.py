@@ -1,4 +1,4 @@
-"""One test per LOCO rule (``shared/rules/loco.md``), each from a built position."""
+"""One test per LOCO rule (``docs/rules/loco.md``), each from a built position."""
 
 from __future__ import annotations
 
@@ -214,6 +214,8 @@ def test_L33_plus4_is_answered_only_by_plus4():
     g = game(position([["+4", "g1", "g2"], ["+4", "g+2", "g5"], ["y1", "y3"]], ["r3"]))
     act(g, "play +4", "colour g")
     assert (g.pending, g.pending_kind, g.current_seat) == (4, "+4", 1)
+    assert legal(g) == {"slap +4", "pass"}  # L-41: the victim holds a +4, its window first
+    act(g, "pass")
     assert legal(g) == {"play +4", "draw"}
     act(g, "play +4", "colour b")
     assert (g.pending, g.current_seat) == (8, 2)
@@ -222,6 +224,36 @@ def test_L33_plus4_is_answered_only_by_plus4():
     g = game(position([["r+2", "g1", "g2"], ["+4", "y5"]], ["r3"]))
     act(g, "play r+2")
     assert legal(g) == {"draw"}  # no cross stacking
+
+
+def test_L32_stacking_identical_only_a_card_identical_to_the_top_answers():
+    hands = [["r+2", "g1", "g2"], ["g+2", "b4", "r7"], ["y1", "y3", "r9"]]
+    g = game(position(hands, ["r3"]), stacking="identical")
+    act(g, "play r+2")
+    assert (g.pending, g.current_seat) == (2, 1) and legal(g) == {"draw"}
+    with pytest.raises(ValueError, match="L-32.*stacking='identical'.*r\\+2"):
+        act(g, "play g+2")
+    assert g.pending == 2 and hand(g, 1) == ["b4", "g+2", "r7"]  # nothing half applied
+    hands = [["r+2", "g1", "g2"], ["r+2", "g+2", "b4"], ["y1", "y3", "r9"]]
+    g = game(position(hands, ["r3"]), stacking="identical")
+    act(g, "play r+2", "pass")  # seat 1 lets its slap window go (L-41), then answers in turn
+    assert legal(g) == {"play r+2", "draw"}
+    act(g, "play r+2")
+    assert (g.pending, g.current_seat) == (4, 2)
+
+
+def test_L33_stacking_identical_still_answers_plus4_with_plus4():
+    g = game(position([["+4", "g1", "g2"], ["+4", "g+2", "g5"], ["y1", "y3"]], ["r3"]),
+             stacking="identical")
+    act(g, "play +4", "colour g", "pass")
+    assert legal(g) == {"play +4", "draw"}
+
+
+def test_L32_stacking_is_any_by_default_and_checked():
+    g = game(position([["r+2", "g1", "g2"], ["g+2", "b4", "r7"]], ["r3"]))
+    assert g.stacking == "any" and g.view(0).stacking == "any"
+    with pytest.raises(ValueError, match="stacking"):
+        loco_envs.make("loco_v0", stacking="same")
 
 
 def test_L34_a_wild_is_playable_on_anything():
@@ -267,13 +299,51 @@ def test_L40_holders_of_an_identical_card_may_slap_wilds_too():
     assert g.phase == 0 and g.current_seat == 1  # same number, other colour: not identical
 
 
-def test_L41_the_window_skips_the_turn_holder_and_includes_the_card_player():
+def test_L41_the_window_includes_the_card_player():
     g = game(position([["g7", "g7", "b1"], ["b4", "b2"], ["r1", "r2"]], ["g3"]))
     act(g, "play g7")
-    assert g.phase == 7 and g.window_to_decide == [0]
+    assert g.phase == 7 and g.window_to_decide == [0] and legal(g) == {"slap g7", "pass"}
+
+
+def test_L41_the_turn_seat_decides_in_the_window_too_and_gets_its_turn_if_nobody_slaps():
     g = game(position([["g7", "b1", "b9"], ["g7", "b2"], ["r1", "r2"]], ["g3"]))
     act(g, "play g7")
-    assert g.phase == 0 and g.current_seat == 1  # their turn already lets them play it
+    assert (g.phase, g.current_seat, g.turn_seat) == (7, 1, 1)
+    assert legal(g) == {"slap g7", "pass"}
+    act(g, "pass")
+    assert (g.phase, g.current_seat) == (0, 1) and "play g7" in legal(g)
+
+
+def test_L41_the_turn_seat_races_the_other_slappers_through_the_photo_finish():
+    hands = [["W", "b1", "b9"], ["W", "b2"], ["W", "r1"], ["y1", "y5"]]
+    winners = set()
+    for seed in range(30):
+        g = game(position(hands, ["g3"]), seed=seed)
+        act(g, "play W", "colour r")
+        assert g.window_to_decide == [1, 2] and g.turn_seat == 1
+        act(g, "slap W", "slap W")
+        winners.add(g.current_seat)
+        assert g.phase == 3  # the winner names the colour (L-43)
+        act(g, "colour b")
+        assert g.turn_seat == (2 if g.lander == 1 else 3)  # seat 1 lost its turn to seat 2
+    assert winners == {1, 2}
+    g = game(position(hands, ["g3"]), photo_finish="seat")
+    act(g, "play W", "colour r", "slap W", "slap W")
+    assert g.current_seat == 1  # the turn seat is the nearest after the card's player
+
+
+def test_L41_the_turn_seat_slapping_a_plus4_sends_the_grown_penalty_on():
+    g = game(position([["+4", "g1", "g2"], ["+4", "g5", "g6"], ["y1", "y3"]], ["r3"]))
+    act(g, "play +4", "colour g", "slap +4", "colour y")
+    assert (g.pending, g.turn_seat, g.current_seat) == (8, 2, 2) and g.phase == 0
+    assert g.timeouts == [0, 0, 0]
+
+
+def test_L41_a_slap_does_not_reset_the_turn_seats_timeouts():
+    g = game(position([["g7", "b1", "b9"], ["g7", "b2", "b3"], ["r1", "r2"]], ["g3"],
+                      timeouts=[0, 2, 0]))
+    act(g, "play g7", "slap g7")
+    assert g.timeouts[1] == 2 and g.lander == 1
 
 
 def test_L41_slap_choices_stay_hidden_until_the_window_closes():
@@ -301,7 +371,7 @@ def test_L41_who_holds_the_slapped_card_stays_hidden_from_the_others():
             env.step(env.str_to_action(text))
         assert env.game.phase == 7
         observed.append([env.observe(f"player_{s}")["observation"] for s in (0, 1)])
-        assert env.view("player_1").actor == -1
+        assert env.view("player_1").actor == 1 and env.view("player_1").phase == "turn"
     for before, after in zip(*observed, strict=True):
         assert np.array_equal(before, after)
 
@@ -347,8 +417,8 @@ def test_L44_a_slap_opens_a_new_window():
     hands = [["W", "b1", "b9"], ["W", "b2", "b3"], ["W", "r1", "r2"], ["y1", "y5"]]
     g = game(position(hands, ["g3"]))
     act(g, "play W", "colour r")
-    assert g.window_to_decide == [2]  # seat 1 has the turn
-    act(g, "slap W", "colour g")
+    assert g.window_to_decide == [1, 2]  # seat 1, whose turn it is, too (L-41)
+    act(g, "pass", "slap W", "colour g")
     assert g.turn_seat == 3 and g.phase == 7 and g.window_to_decide == [1]
     act(g, "slap W", "colour y")
     assert g.turn_seat == 2 and g.phase == 0 and g.current_seat == 2
@@ -382,6 +452,17 @@ def test_L52_contre_loco_punishes_silence_once_and_a_wrong_shout_per_shouter(cal
     g = game(position([["r5", "g1"], ["b1", "b2"], ["y1", "y2"]], ["r3"]))
     act(g, "play r5", call, *shouts)
     assert g.hand_sizes == sizes and g.current_seat == 1 and g.phase == 0
+
+
+def test_L52_paying_shouters_draw_clockwise_from_the_card_player():
+    """Order of decisions, step 3: seat 0 played, so seat 0 draws before seat 3."""
+    hands = [["rX", "g1"], ["b1", "b2", "b3"], ["y1", "y2", "y3"], ["b4", "b5", "b6"]]
+    g = game(position(hands, ["r9"], draw_top=["g7", "g8"]))
+    act(g, "play rX", "target +2", "loco")
+    assert g.window_to_decide == [3, 0, 1]
+    act(g, "contre", "contre", "pass")
+    assert "g8" in hand(g, 0) and "g7" in hand(g, 3)
+    assert g.hand_sizes == [4, 3, 1, 4]
 
 
 def test_L53_opponents_see_the_announcement_before_deciding():
@@ -428,6 +509,34 @@ def test_L61_four_timeouts_in_a_row_free_the_seat():
     act(g, "draw", "pass")
     act(g, "play rX")
     assert legal(g) == {"target +2"}  # nobody can Swap with a seat that left
+
+
+def test_L61_the_fourth_timed_out_turn_draws_first_then_the_hand_goes_into_the_draw_pile():
+    state = position([["b7", "b8"], ["y1", "y2"], ["g5", "g6"]], ["r3", "+4"], pending=4,
+                     pending_kind="+4", actor=1, timeouts=[0, 3, 0], draw_top=["r1"])
+    state["discard"] = state["draw_pile"][:-1] + state["discard"]
+    state["draw_pile"] = state["draw_pile"][-1:]  # one card (r1) left: the penalty reshuffles
+    g = game(state)
+    g.timeout()
+    assert g.discard == [C.PLUS4]  # the draw of 4 needed an L-13 reshuffle first
+    assert not g.active[1] and g.hand_sizes[1] == 0 and total_cards(g) == 112
+    assert len(g.draw_pile) == 112 - 1 - 4  # what it drew went back with its hand
+    assert (g.pending, g.pending_kind, g.current_seat, g.phase) == (0, None, 2, 0)
+    assert hand(g, 2) == ["g5", "g6"]  # no penalty passes on
+    plain = position([["b7", "b8"], ["y1", "y2"], ["g5", "g6"]], ["r3"], actor=1,
+                     timeouts=[0, 3, 0], draw_top=["r1"])
+    g = game(plain)
+    g.timeout()
+    unshuffled = game(plain).draw_pile[:-1] + [C.card_id(c) for c in ("r1", "y1", "y2")]
+    assert sorted(g.draw_pile) == sorted(unshuffled) and g.draw_pile != unshuffled
+
+
+def test_L61_a_turn_the_player_drew_in_is_not_a_timed_out_turn():
+    g = game(position([["b7", "b8"], ["y1", "y2"]], ["r3"], timeouts=[3, 0], draw_top=["g9"]))
+    act(g, "draw")
+    assert g.timeouts[0] == 0
+    g.timeout()  # the clock ends the turn after the player's own draw: only the pass
+    assert g.timeouts[0] == 0 and g.active[0] and g.current_seat == 1 and g.hand_sizes[0] == 3
 
 
 def test_L61_a_timeout_resets_when_the_player_acts_and_the_last_seat_wins():
