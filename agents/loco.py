@@ -15,6 +15,12 @@ Both read only the :class:`~loco_envs.loco.rules.LocoView` and the action mask.
 - **Calls.** Always announce LOCO; shout Contre-LOCO exactly when the caller stayed silent.
 - **Slaps.** Slap with every copy when that sheds cards it does not want to keep (never its last
   stack answer, never a Rotation that would bring a bigger hand); always when it empties the hand.
+- **Slaps on its own turn** (L-41: the seat whose turn it is decides in the window too). A slap
+  is a play, so it slaps exactly what its regular turn would play (the answer to a penalty, or
+  its chosen card): if nobody else slaps that changes nothing, and it keeps the turn from a rival
+  slapper.
+- **Stacking.** It reads the ``stacking`` option in its view: with ``"identical"`` only a card
+  identical to the top answers a penalty.
 
 ``loco/heuristic-strong`` adds what a good player tracks:
 
@@ -27,10 +33,18 @@ Both read only the :class:`~loco_envs.loco.rules.LocoView` and the action mask.
 - **Colour** the one it holds most of, ties going to the colour opponents are least likely to hold;
   **plays** prefer leaving a colour the next player probably cannot follow.
 - **Slaps** also attack: a +2 / +4 slap on a near-finished next player.
+- **Racing on its own turn only when a race is possible.** A coloured card has at most two
+  copies, so when the seat whose turn it is holds the one left, nobody can slap against it: it
+  passes and keeps the whole choice of its turn. With a penalty aimed at it, it passes too: a
+  rival's slap can only send the penalty past it (a third seat) or back to it grown (the card's
+  player), where its copy still answers; slapping would spend that copy in the very cases where
+  a rival would have let it off. Otherwise (a Wild or Rotation that rivals may hold) it races
+  when its turn would play that card anyway, since a rival's slap would take its turn.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from math import comb
 
 import numpy as np
@@ -69,6 +83,22 @@ def seat_after(view: LocoView, seat: int, direction: int | None = None) -> int:
     return nxt
 
 
+def answers(view: LocoView, top: int) -> list[int]:
+    """Identities that answer a penalty started by ``top`` (L-32/L-33, option ``stacking``)."""
+    if view.stacking == "identical" or C.KIND[top] == "+4":
+        return [top]
+    return C.PLUS2_IDS
+
+
+def turn_plays(view: LocoView) -> dict[int, int]:
+    """Identity -> copies the seat could play in its regular turn on the table of ``view``."""
+    if view.pending:
+        idents = answers(view, view.top)
+    else:
+        idents = [i for i in range(C.NUM_IDENTITIES) if C.matches(i, view.top, view.colour)]
+    return {i: view.hand[i] for i in idents if view.hand[i]}
+
+
 def colour_counts(hand: tuple[int, ...] | np.ndarray) -> np.ndarray:
     """Cards of each colour in a hand (wilds not counted)."""
     counts = np.zeros(len(C.COLOURS), int)
@@ -95,16 +125,19 @@ class LocoHeuristic:
             return self.target(view, action_mask)
         if phase == "slap":
             return self.slap(view, action_mask)
-        plays = legal_plays(action_mask)
-        if phase == "turn" and view.pending:
-            ident = max(plays, key=lambda i: (plays[i], i), default=None)  # answer, all copies
-            return A.DRAW if ident is None else A.play_action(ident, plays[ident])
-        choice = self.choose_play(view, plays)
+        choice = self.turn_choice(view, legal_plays(action_mask))
         if choice is not None:
             return A.play_action(*choice)
         return A.DRAW if action_mask[A.DRAW] else A.PASS
 
     # --- the regular turn ------------------------------------------------------------------
+    def turn_choice(self, view: LocoView, plays: dict[int, int]) -> tuple[int, int] | None:
+        """(identity, copies) to play in a turn phase, or ``None`` to draw / pass."""
+        if view.pending:  # answer with every copy whenever it can
+            ident = max(plays, key=lambda i: (plays[i], i), default=None)
+            return None if ident is None else (ident, plays[ident])
+        return self.choose_play(view, plays)
+
     def choose_play(self, view: LocoView, plays: dict[int, int]) -> tuple[int, int] | None:
         """(identity, copies) to play, or ``None`` to draw / pass."""
         hand = np.array(view.hand)
@@ -170,6 +203,8 @@ class LocoHeuristic:
         ident, count = next(iter(slaps.items()))
         if count == view.hand_sizes[view.seat]:
             return A.slap_action(ident, count)  # going out
+        if view.seat == view.turn_seat:
+            return self.turn_seat_slap(view, ident, count)
         if ident in STACKERS:
             count = min(count, sum(view.hand[i] for i in STACKERS) - 1)
             if count < 1 or not self.may_spend_stacker(view, ident, count):
@@ -177,6 +212,13 @@ class LocoHeuristic:
         if ident == C.ROTATION and not self.rotation_helps(view, count):
             return A.PASS
         return A.slap_action(ident, count)
+
+    def turn_seat_slap(self, view: LocoView, ident: int, count: int) -> int:
+        """L-41, the seat whose turn it is: slap what its regular turn would play."""
+        choice = self.turn_choice(replace(view, phase="turn", actor=view.seat), turn_plays(view))
+        if choice is not None and choice[0] == ident:
+            return A.slap_action(ident, min(choice[1], count))
+        return A.PASS
 
 
 class LocoStrong(LocoHeuristic):
@@ -257,9 +299,9 @@ class LocoStrong(LocoHeuristic):
             if not self.may_spend_stacker(view, ident, count):
                 return None
             if two:
-                answers = C.PLUS2_IDS if kind == "+2" else [C.PLUS4]
-                held = sum(view.hand[i] for i in answers) - count
-                if held == 0 and self.p_holds(unseen, answers, next_size) > 0.5:
+                replies = answers(view, ident)
+                held = sum(view.hand[i] for i in replies) - count
+                if held == 0 and self.p_holds(unseen, replies, next_size) > 0.5:
                     return None  # it would come back doubled
             return 5.0 + C.POINTS[ident] * count * 0.2
         if kind == "W":
@@ -287,9 +329,17 @@ class LocoStrong(LocoHeuristic):
 
     def slap(self, view: LocoView, mask: np.ndarray) -> int:
         slaps = legal_plays(mask, A.SLAP0)
-        if slaps:
+        if slaps and view.seat != view.turn_seat:
             ident, count = next(iter(slaps.items()))
             after = seat_after(view, view.seat)
             if ident in STACKERS and view.hand_sizes[after] <= 2:
                 return A.slap_action(ident, count)  # pile the penalty on a near winner
         return super().slap(view, mask)
+
+    def turn_seat_slap(self, view: LocoView, ident: int, count: int) -> int:
+        """Race only where a rival could slap first and that would cost something."""
+        if not self.unseen(view)[ident]:
+            return A.PASS  # nobody else holds one: the turn offers this play and every other
+        if view.pending:
+            return A.PASS  # a rival's slap sends the penalty past it or back where it answers
+        return super().turn_seat_slap(view, ident, count)

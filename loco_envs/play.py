@@ -4,6 +4,7 @@
     python -m loco_envs.play moco_v0 --players 4 --opponents moco/heuristic --seed 7
     python -m loco_envs.play momo_v0 --players 1                      # solo Loco Momo
     python -m loco_envs.play loco_v0 --rounds 3 --option photo_finish=seat --record me.jsonl
+    python -m loco_envs.play loco_v0 --option stacking=identical     # +2 only on the same +2
 
 On each of your decisions the table is drawn from your seat, with your legal moves numbered.
 Type a number or a move's name (case and spaces do not matter, and a unique abbreviation is
@@ -111,9 +112,10 @@ class LocoNarrator(Narrator):
         top = C.CODES[v.top]
         if v.phase == "turn":
             if v.pending:
+                answer = (f"an identical {top} (stacking=identical)" if v.stacking == "identical"
+                          else f"a {v.pending_kind}")
                 return (f"A {v.pending_kind} penalty of {v.pending} cards is on you: answer it "
-                        f"with a {v.pending_kind} (it grows and passes on), or draw all "
-                        f"{v.pending}.")
+                        f"with {answer} (it grows and passes on), or draw all {v.pending}.")
             return (f"Your turn: play a card matching {top} (colour "
                     f"{C.COLOUR_NAMES[v.colour]}), or draw one.")
         if v.phase == "after_draw":
@@ -145,6 +147,11 @@ class LocoNarrator(Narrator):
             if v.lander == seat:
                 more = "another one" if held == 1 else f"{held} more"
                 return f"You just played {top} and still hold {more}: slap it on too? {race}"
+            if v.turn_seat == seat:
+                return (f"{self.label(v.lander)} played {top} and it is your turn next - you hold "
+                        f"{top}{copies}: slap it now to beat anyone else who slaps it (their "
+                        "slap would take your turn), or 'pass' and play your turn as usual if "
+                        "nobody does.")
             return f"{self.label(v.lander)} played {top} - you hold {top}{copies}: slap it? {race}"
         return None
 
@@ -161,7 +168,11 @@ class LocoNarrator(Narrator):
         return None
 
     def _phase(self) -> str:
-        return self.env.view(0).phase
+        # The engine's own phase: views hide a slap window from the seats not deciding (L-41),
+        # and the loop must know a hidden choice is being made to keep it hidden.
+        from loco_envs.loco.rules import PHASES
+
+        return PHASES[self.env.game.phase]
 
     def hidden(self) -> bool:
         return not self.env.game.terminal and self._phase() in ("slap", "contre")

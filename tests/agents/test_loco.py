@@ -14,9 +14,9 @@ from tests.agents.helpers import win_rate
 BOTS = ["loco/heuristic", "loco/heuristic-strong"]
 
 
-def game(state: dict, seed: int = 0) -> LocoGame:
+def game(state: dict, seed: int = 0, **options) -> LocoGame:
     return LocoGame.from_state_dict(state, np.random.default_rng(seed),
-                                    {"num_players": len(state["hands"])})
+                                    {"num_players": len(state["hands"]), **options})
 
 
 def decide(spec: str, g: LocoGame) -> str:
@@ -191,3 +191,70 @@ def test_strong_slaps_a_plus2_onto_a_near_winner():
     act(g, "play g+2")  # seat 0 is left with two cards and sits after seat 2
     assert decide("loco/heuristic", g) == "pass"
     assert decide("loco/heuristic-strong", g) == "slap g+2"
+
+
+# --- L-41: the seat whose turn it is decides in the slap window too ------------------------
+WILD_RACE = [["W", "b1", "b9"], ["W", "b2", "y5"], ["W", "r1", "r2"], ["y1", "y2", "y3"]]
+
+
+@pytest.mark.parametrize("spec", BOTS)
+def test_L41_the_turn_seat_races_for_a_wild_its_turn_would_play(spec):
+    g = game(position(WILD_RACE, ["g3"]))
+    act(g, "play W", "colour r")  # seat 1 holds no red card: its turn would be the Wild
+    assert g.current_seat == 1 == g.turn_seat
+    assert decide(spec, g) == "slap W"  # a rival's slap would take its turn
+
+
+@pytest.mark.parametrize("spec", BOTS)
+def test_L41_the_turn_seat_does_not_slap_a_card_its_turn_would_not_play(spec):
+    hands = [WILD_RACE[0], ["W", "r5", "r6"], *WILD_RACE[2:]]
+    g = game(position(hands, ["g3"]))
+    act(g, "play W", "colour r")
+    assert decide(spec, g) == "pass"  # it means to play a red card
+
+
+def test_L41_strong_passes_on_its_turn_when_nobody_else_can_slap():
+    g = game(position([["g7", "b1", "b9"], ["g7", "b2", "y3"], ["r1", "r2"]], ["g3"]))
+    act(g, "play g7")  # seat 1 holds the last g7: no race is possible
+    assert decide("loco/heuristic", g) == "slap g7"  # what its turn would play anyway
+    assert decide("loco/heuristic-strong", g) == "pass"
+    act(g, "pass")
+    assert decide("loco/heuristic-strong", g) == "play g7"  # the turn still offers it
+
+
+def test_L41_strong_lets_a_rival_take_a_plus4_aimed_at_it():
+    hands = [["+4", "g1", "g2"], ["+4", "g5", "g6", "b1"], ["y1", "y3", "y4"], ["b5", "b6"]]
+    g = game(position(hands, ["r3"]))
+    act(g, "play +4", "colour g")  # 4 to draw for seat 1; two +4 unseen, maybe with seat 2/3
+    assert decide("loco/heuristic", g) == "slap +4"  # it would answer on its turn anyway
+    assert decide("loco/heuristic-strong", g) == "pass"  # a rival's slap would let it off
+    act(g, "pass")
+    assert decide("loco/heuristic-strong", g) == "play +4"
+
+
+@pytest.mark.parametrize("spec", BOTS)
+def test_L41_the_turn_seat_slaps_to_go_out(spec):
+    g = game(position([["W", "b1", "b9"], ["W"], ["W", "r1"]], ["g3"]))
+    act(g, "play W", "colour r")
+    assert g.current_seat == 1 and decide(spec, g) == "slap W"
+
+
+# --- option stacking -------------------------------------------------------------------------
+@pytest.mark.parametrize("spec", BOTS)
+def test_L32_bots_answer_only_identically_with_stacking_identical(spec):
+    hands = [["r+2", "g1", "g2"], ["g+2", "b+2", "b4", "r7", "y3"], ["y1", "y3"]]
+    g = game(position(hands, ["r3"]), stacking="identical")
+    act(g, "play r+2")
+    assert decide(spec, g) == "draw"
+    hands = [["r+2", "g1", "g2"], ["r+2", "g+2", "b4", "r7", "y3"], ["y1", "y3"]]
+    g = game(position(hands, ["r3"]), stacking="identical")
+    act(g, "play r+2")  # seat 1's window: the identical copy answers, as its turn would
+    assert decide(spec, g) == ("slap r+2" if spec == "loco/heuristic" else "pass")
+
+
+def test_L32_strong_knows_only_an_identical_copy_can_send_a_plus2_back():
+    big = ["y1", "y2", "y4", "y5", "y3", "y7", "y8", "y9", "g5", "g6", "g7", "g8", "g9", "b6",
+           "b7"]
+    state = position([["r+2", "g4", "b5", "y6"], big], ["r3"])
+    assert decide("loco/heuristic-strong", game(state)) == "draw"  # any +2 would come back
+    assert decide("loco/heuristic-strong", game(state, stacking="identical")) == "play r+2"
