@@ -59,18 +59,23 @@ Secret slap windows, and what the AEC API itself makes public
 Only holders of the top card are asked in a slap window, so a seat that is not deciding in it
 sees the table exactly as with no window: ``view(agent)``, the observation vector and the render
 from its seat show the regular turn with the turn seat to act (phase ``turn``), as does the
-public render (``render_text(None)``); the choices made so far stay in the engine. What the AEC
-protocol itself exposes cannot be hidden: ``agent_selection`` (and so ``agent_iter()``,
-``last()``, and the one non-zero action mask) names the agent asked, which tells whoever reads
-it between steps that a window is open and who holds the card. The same goes for a game record
-(every decision is a line) and for ``render_mode="human"``, which draws the table from the seat
-to act. The suite's own tools never feed these to a policy: a bot is called only for the agent
-to act, with that agent's ``view`` and mask (``benchmarks.tournament``, ``loco_envs.play`` and
-the demo, the self-play trainer's opponents), and the PPO learner and its frozen snapshots see
-only their own observation vector and mask, taken when they act. A loop of your own should do
-the same: hand a policy ``observe(agent)`` for the agent it plays, never ``agent_selection`` or
-the sequence of agents asked. With ``timeout_rate`` the slow player's clock is drawn when its
-turn actually begins, after the window.
+public render (``render_text(None)``); the choices made so far stay in the engine.
+
+What the AEC protocol itself exposes cannot be hidden: ``agent_selection`` (and so
+``agent_iter()``, ``last()``, and the one non-zero action mask: the turn seat's mask is all
+zeros while others are asked) names the agent asked, which tells whoever reads it between steps
+that a window is open and who holds the card. The same goes for a game record (every decision is
+a line) and for ``render_mode="human"``, which draws the table from the seat to act.
+
+The suite's own tools never feed these to a policy. A bot is called only for the agent to act,
+with that agent's ``view`` and mask (``benchmarks.tournament``, ``loco_envs.play``, the demo,
+the self-play trainer's opponents); the PPO learner and its frozen snapshots see only their own
+observation vector and mask, taken when they act; ``loco_envs.vector`` hands out each game's
+observation for its seat to act only, and its ``seats`` array (every game's ``agent_selection``)
+routes actions, not a policy's input. A loop of your own should do the same: give a policy
+``observe(agent)`` for the agent it plays, never ``agent_selection`` or the sequence of agents
+asked. With ``timeout_rate`` the slow player's clock is drawn when its turn actually begins,
+after the window.
 
 Observation slices: see :mod:`loco_envs.loco.observation` (own hand, top card, colour,
 direction, pending penalty, phase, drawn card, every seat's hand size / LOCO state / scores by
