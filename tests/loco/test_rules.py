@@ -539,6 +539,17 @@ def test_L61_a_turn_the_player_drew_in_is_not_a_timed_out_turn():
     assert g.timeouts[0] == 0 and g.active[0] and g.current_seat == 1 and g.hand_sizes[0] == 3
 
 
+def test_L61_the_clock_in_the_turn_seats_slap_window_neither_counts_nor_resets():
+    g = game(position([["g7", "b1", "b9"], ["g7", "b2", "b3"], ["r1", "r2"]], ["g3"],
+                      timeouts=[0, 3, 0]))
+    act(g, "play g7")
+    assert (g.phase, g.current_seat) == (7, 1)
+    g.timeout()  # its neutral choice: no slap
+    assert (g.phase, g.current_seat, g.timeouts[1], g.active[1]) == (0, 1, 3, True)
+    g.timeout()  # the regular turn's clock: the fourth timed-out turn
+    assert not g.active[1] and g.current_seat == 2
+
+
 def test_L61_a_timeout_resets_when_the_player_acts_and_the_last_seat_wins():
     g = game(position([["b7", "b8"], ["y1", "y2"]], ["r3"], timeouts=[2, 0]))
     act(g, "draw", "pass")
