@@ -86,12 +86,16 @@ def _play_chunk(play_one: Callable[[Any], dict], chunk: list[tuple[int, Any]]) -
 
 def play_games(tasks: Mapping[int, Any], play_one: Callable[[Any], dict],
                address: str | None = None, progress_bar: Any = None,
-               max_retries: int = DEFAULT_MAX_RETRIES) -> list[dict]:
+               max_retries: int = DEFAULT_MAX_RETRIES,
+               on_records: Callable[[list[dict]], None] | None = None) -> list[dict]:
     """Play every task on Ray; the records in game-index order, each index exactly once.
 
     ``tasks`` maps each game index to the argument of ``play_one``, a module-level function
     (it is shipped to the workers by reference) that returns the game's record with that index
-    under ``"game"``. ``progress_bar`` (anything with ``update(n)``) advances per finished chunk.
+    under ``"game"``. ``progress_bar`` (anything with ``update(n)``) advances per finished chunk,
+    and ``on_records`` gets each finished chunk's records as soon as they are checked (the
+    tournament's journal writes them then, so ``--resume`` after a kill loses only the games
+    still out on the cluster).
     """
     if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
         raise ValueError(f"max_retries must be a non-negative integer, got {max_retries!r}")
@@ -116,6 +120,8 @@ def play_games(tasks: Mapping[int, Any], play_one: Callable[[Any], dict],
             lost.extend(chunk)
             continue
         _take(records, chunk, returned)
+        if on_records is not None:
+            on_records(returned)
         if progress_bar is not None:
             progress_bar.update(len(chunk))
     if lost:

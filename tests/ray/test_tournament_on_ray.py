@@ -57,12 +57,14 @@ def test_a_task_whose_worker_dies_is_retried_and_no_game_is_lost_or_doubled(ray_
             os._exit(1)  # the worker process dies mid-chunk, as on a lost node
         return T._play_task(task)
 
-    bar = Counter()
-    records = RB.play_games(tasks, dies_once_on_game_7, progress_bar=bar, max_retries=2)
+    bar, streamed = Counter(), []
+    records = RB.play_games(tasks, dies_once_on_game_7, progress_bar=bar, max_retries=2,
+                            on_records=streamed.extend)
     assert marker.exists()  # the crash did happen
     local = T.play(t, workers=1, progress=False)  # which also names the line-up in each
     assert records == [{**record, "agents": None} for record in local]
     assert bar.n == t.games  # each game counted once, the retried chunk too
+    assert sorted(r["game"] for r in streamed) == list(range(t.games))  # journaled once each
 
 
 def test_games_lost_after_every_retry_are_named(ray_local):
