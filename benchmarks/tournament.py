@@ -241,8 +241,8 @@ def play(t: Tournament, workers: int = 1, progress: bool = True,
     if backend == "ray":
         from benchmarks import ray_backend
 
-        records.extend(ray_backend.play_games({task[3]: task for task in tasks}, _play_task,
-                                              address, bar))
+        ray_backend.play_games({task[3]: task for task in tasks}, _play_task, address, bar,
+                               on_records=records.extend)
     elif workers == 1:
         for task in tasks:
             records.append(_play_task(task))
@@ -276,8 +276,8 @@ class _RecordSink(list):
             self.append(record)
 
     def all(self) -> list[dict]:
-        if self.journal is None:
-            return list(self)
+        if self.journal is None:  # in game order (the Ray backend hands them over as they end)
+            return sorted(self, key=lambda record: record["game"])
         return [self.journal.done[g] for g in sorted(self.journal.done)]
 
 
