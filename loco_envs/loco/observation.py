@@ -25,7 +25,9 @@ top                 55                    one-hot identity of the top card
 colour              4                     one-hot current colour (r y g b)
 direction           1                     1 clockwise, 0 counter-clockwise
 pending             3                     pending penalty cards; one-hot kind (+2, +4)
-phase               8                     one-hot decision phase (turn … slap)
+phase               8                     one-hot decision phase (turn … slap); a slap
+                                          window the observer is not deciding in reads
+                                          as the turn (L-41)
 drawn               55                    one-hot card just drawn (own normal draw only)
 swaps_left          1                     Swap targets still to name
 seats               14 × n                per relative seat: hand size, call state one-hot
