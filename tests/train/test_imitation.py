@@ -1,0 +1,120 @@
+"""Behaviour cloning (``train.imitation``) and the PPO warm start from it (``train.warmstart``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+import agents  # noqa: E402
+from agents.ppo import load_policy  # noqa: E402
+from train.imitation import BCArgs, collect, main, run  # noqa: E402
+from train.warmstart import check_compatible, value_path, warm_start  # noqa: E402
+
+
+def small_args(tmp_path, **kw) -> BCArgs:
+    base = dict(env_id="mampfos_v0", num_players=3, teacher="mampfos/heuristic",
+                opponent_mix={"teacher": 0.5, "random": 0.5}, games=12, dagger_rounds=1,
+                dagger_games=6, epochs=2, batch_size=64, net_arch=[32, 32], workers=1,
+                eval_games=0, out=str(tmp_path / "bc"))
+    base.update(kw)
+    return BCArgs(**base)
+
+
+def test_collect_labels_the_student_seat_with_the_teachers_legal_moves(tmp_path):
+    args = small_args(tmp_path)
+    data = collect(args, 0, list(range(4)))
+    masks = np.unpackbits(data.masks, axis=1, count=13).astype(bool)
+    assert len(data) > 0 and data.games == 4
+    assert masks[np.arange(len(data)), data.actions].all()
+    assert set(np.unique(data.returns)) <= {-1.0, -0.5, 0.0, 0.5, 1.0}
+
+
+def test_collect_is_a_function_of_the_seed(tmp_path):
+    a = collect(small_args(tmp_path), 0, [0, 1, 2])
+    b = collect(small_args(tmp_path), 0, [0, 1, 2])
+    c = collect(small_args(tmp_path, seed=2), 0, [0, 1, 2])
+    assert np.array_equal(a.obs, b.obs) and np.array_equal(a.actions, b.actions)
+    assert not (len(a) == len(c) and np.array_equal(a.obs, c.obs))
+
+
+@pytest.fixture(scope="module")
+def cloned(tmp_path_factory):
+    """One small run shared by the tests that only read its files."""
+    return run(small_args(tmp_path_factory.mktemp("bc")), log=lambda *_: None)
+
+
+def test_run_saves_a_numpy_policy_with_provenance_and_value_net(cloned):
+    path = cloned
+    policy, doc = load_policy(path)
+    assert policy.layer_sizes == [32, 32]
+    prov = doc["provenance"]
+    assert prov["seed"] == 1 and prov["decisions"] > 0
+    assert prov["config"]["teacher"] == "mampfos/heuristic"
+    assert value_path(path).is_file()
+    bot = agents.make(f"ppo:{path}")
+    mask = np.zeros(13, np.int8)
+    mask[[2, 4]] = 1
+    assert bot.policy.act_observation(np.zeros(policy.observation_size, np.float32), mask,
+                                      np.random.default_rng(0)) in (2, 4)
+
+
+def test_run_is_reproducible(tmp_path, cloned):
+    first, _ = load_policy(cloned)
+    second, _ = load_policy(run(small_args(tmp_path / "b"), log=lambda *_: None))
+    for (w1, b1), (w2, b2) in zip(first.hidden, second.hidden, strict=True):
+        assert np.array_equal(w1, w2) and np.array_equal(b1, b2)
+
+
+@pytest.mark.parametrize("key,value", [("teacher", "moco/heuristic"), ("games", 0),
+                                       ("opponent_mix", {"random": -1.0}), ("eval_games", 1000),
+                                       ("net_arch", []), ("activation", "gelu")])
+def test_bad_config_names_the_key(tmp_path, key, value):
+    with pytest.raises(ValueError, match=key):
+        small_args(tmp_path, **{key: value}).validate()
+
+
+def test_command_line_rejects_unknown_flags(capsys):
+    assert main(["--no-such-key", "1"]) == 2
+    assert "no_such_key" in capsys.readouterr().err
+
+
+def test_warm_start_copies_actor_and_value_into_a_maskable_policy(cloned):
+    import torch
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.ppo import NumpyPolicy, transform_observation
+
+    path = cloned
+    saved, _ = load_policy(path)
+    obs_space = spaces.Box(0.0, 10.0, (saved.observation_size,), np.float32)
+    sb3 = MaskableActorCriticPolicy(obs_space, spaces.Discrete(13), lambda _: 1e-4,
+                                    net_arch=dict(pi=[32, 32], vf=[32, 32]),
+                                    activation_fn=torch.nn.Tanh)
+
+    class Model:
+        policy = sb3
+
+    check_compatible(path, "mampfos_v0", {"num_players": 3}, [32, 32], "tanh", "log1p")
+    assert warm_start(Model, path) is True
+    copied = NumpyPolicy.from_sb3(sb3, "log1p")
+    obs = np.random.default_rng(0).integers(0, 5, (6, saved.observation_size)).astype(np.float32)
+    assert np.allclose(copied.logits(obs), saved.logits(obs), atol=1e-5)
+    with np.load(value_path(path)) as v:
+        x = transform_observation(obs, "log1p")
+        for i in range(2):
+            x = np.tanh(x @ v[f"hidden_{i}_weight"].T + v[f"hidden_{i}_bias"])
+        expected = x @ v["value_weight"].T + v["value_bias"]
+    with torch.no_grad():
+        got = sb3.predict_values(torch.from_numpy(transform_observation(obs, "log1p")))
+    assert np.allclose(got.numpy(), expected, atol=1e-5)
+
+
+def test_warm_start_refuses_another_network(cloned):
+    path = cloned
+    with pytest.raises(ValueError, match="layer_sizes"):
+        check_compatible(path, "mampfos_v0", {"num_players": 3}, [64, 64], "tanh", "log1p")
+    with pytest.raises(ValueError, match="num_players"):
+        check_compatible(path, "mampfos_v0", {"num_players": 2}, [32, 32], "tanh", "log1p")

@@ -1,0 +1,462 @@
+"""Behaviour cloning: a game's scripted bot copied into the actor network PPO trains.
+
+Why. A masked-PPO agent that starts from random weights spends most of a CPU budget learning
+what the scripted heuristics already know (play a legal card, keep the wilds, ...). Cloning the
+heuristic first gives near-heuristic play in minutes, and since the network is exactly the actor
+of sb3-contrib's ``MlpPolicy`` as the trainer builds it (``net_arch`` hidden layers with
+``activation``, then the action layer, on the observation after ``obs_transform``), the weights
+can start a PPO run, together with the value network fitted here to the games' outcomes.
+
+Run a config (keys of :class:`BCArgs`; flags override them, values read as YAML)::
+
+    python -m train.imitation configs/loco_bc.yaml
+    python -m train.imitation configs/moco_bc.yaml --games 2000 --epochs 5
+
+How.
+
+1. *Collect*: ``games`` seeded games in one in-process vector env per worker; in each game one
+   seat (drawn per episode) is the *student* seat, played by the ``teacher`` bot, and the other
+   seats are drawn per episode from ``opponent_mix`` (agent specs; ``teacher`` means the teacher
+   itself). Every decision of the student seat is recorded: the seat's own observation, its
+   action mask and the teacher's action, and when the game ends the seat's final reward (the
+   env's ``rank`` reward) as the value target. The student policy sees nothing else.
+2. *Fit* the actor by masked cross-entropy (illegal actions get no probability) and the value
+   network by mean squared error, with Adam, for ``epochs`` passes over the data.
+3. *DAgger* (``dagger_rounds``): play again with the fitted student choosing the student seat's
+   moves (sampling from its masked softmax) while the teacher still labels every one; add these
+   decisions to the data and fit again. The student then learns what the teacher would do in
+   the positions its own mistakes lead to, not only in the teacher's.
+4. *Save* the actor with :func:`agents.ppo.save_policy` (``<out>.npz`` + ``.json``, numpy only,
+   the config, seed, decisions and evaluation table as provenance) and the value network as
+   ``<out>.value.npz``; then evaluate it through the tournament runner (seats rotated on every
+   deal: the duplicate format) against ``eval_opponents``.
+
+Randomness: game ``i`` of round ``r`` is dealt from ``[seed, r, i]``, seats and opponents from
+``default_rng([seed, r, i, 1])``, the bots' moves from ``default_rng([seed, r, i, 2])``, torch from
+``seed``; so a run is a function of its config (and of the number of workers, which only splits
+the games).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import agents
+import loco_envs
+from agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy, transform_observation
+from train.config import field_docs, load_config, parse_overrides
+
+__all__ = ["BCArgs", "Dataset", "collect", "fit", "main", "run"]
+
+#: The opponent-mix key meaning the teacher bot itself.
+TEACHER = "teacher"
+
+
+@dataclass
+class BCArgs:
+    exp_name: str = ""
+    """name of the run (default: the config file's name)"""
+    env_id: str = "loco_v0"
+    """the game: loco_v0, moco_v0, momo_v0 or mampfos_v0"""
+    num_players: int = 2
+    """players per game"""
+    env_options: dict[str, Any] = field(default_factory=dict)
+    """other env options (not num_players)"""
+    seed: int = 1
+    """seed of the games, the seats, the bots and torch"""
+    teacher: str = "loco/heuristic-strong"
+    """the agent spec cloned (plays the student seat while collecting)"""
+    opponent_mix: dict[str, float] = field(default_factory=lambda: {TEACHER: 1.0})
+    """who fills the other seats while collecting: agent specs and 'teacher', with weights"""
+    games: int = 2000
+    """games collected in the first round"""
+    dagger_rounds: int = 1
+    """rounds of collection with the student playing (teacher labelling), each of dagger_games"""
+    dagger_games: int = 1000
+    """games per DAgger round"""
+    max_decisions: int = 3000
+    """a collected game is stopped after this many decisions (stalled LOCO games)"""
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    """hidden layer sizes of the actor and the value network (the trainer's net_arch)"""
+    activation: str = "tanh"
+    """hidden activation: tanh or relu (the trainer's)"""
+    obs_transform: str = "log1p"
+    """observation transform before the network (the trainer's)"""
+    epochs: int = 8
+    """passes over the data per fit"""
+    batch_size: int = 512
+    """minibatch size"""
+    learning_rate: float = 1e-3
+    """Adam learning rate (decayed linearly to a tenth over each fit)"""
+    value_coef: float = 0.5
+    """weight of the value loss next to the cross-entropy"""
+    workers: int = 2
+    """processes collecting games"""
+    torch_threads: int = 1
+    """torch threads for the fit"""
+    out: str = ""
+    """where the policy goes (<out>.npz/.json); default runs/imitation/<exp_name>"""
+    eval_games: int = 1000
+    """games per evaluation opponent (0: none), a multiple of num_players"""
+    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    """evaluation opponents: agent specs; 'heuristic' means '<game>/heuristic'"""
+    eval_workers: int = 2
+    """processes for the evaluation games"""
+
+    def validate(self) -> None:
+        """``ValueError`` naming the first key with a bad value."""
+        if self.env_id not in loco_envs.available_envs():
+            raise ValueError(f"config key 'env_id' must be one of {loco_envs.available_envs()}, "
+                             f"got {self.env_id!r}")
+        if "num_players" in self.env_options:
+            raise ValueError("config key 'env_options': give the player count as 'num_players'")
+        try:
+            loco_envs.make(self.env_id, wrapped=False, **self.env_kwargs)
+        except ValueError as exc:
+            raise ValueError(f"config key 'env_options': {exc}") from None
+        for key in ("games", "epochs", "batch_size", "workers", "torch_threads",
+                    "max_decisions", "eval_workers"):
+            if getattr(self, key) < 1:
+                raise ValueError(f"config key {key!r} must be >= 1, got {getattr(self, key)!r}")
+        for key in ("dagger_rounds", "dagger_games", "eval_games", "seed"):
+            if getattr(self, key) < 0:
+                raise ValueError(f"config key {key!r} must be >= 0, got {getattr(self, key)!r}")
+        if not self.learning_rate > 0 or self.value_coef < 0:
+            raise ValueError("config keys 'learning_rate' (> 0) and 'value_coef' (>= 0)")
+        if not self.net_arch or any(n < 1 for n in self.net_arch):
+            raise ValueError(f"config key 'net_arch' must list positive layer sizes, got "
+                             f"{self.net_arch!r}")
+        if self.activation not in ("tanh", "relu"):
+            raise ValueError(f"config key 'activation' must be 'tanh' or 'relu', got "
+                             f"{self.activation!r}")
+        if self.obs_transform not in OBS_TRANSFORMS:
+            raise ValueError(f"config key 'obs_transform' must be one of {list(OBS_TRANSFORMS)}"
+                             f", got {self.obs_transform!r}")
+        self._check_spec("teacher", self.teacher)
+        if not self.opponent_mix or sum(self.opponent_mix.values()) <= 0 or any(
+                w < 0 for w in self.opponent_mix.values()):
+            raise ValueError("config key 'opponent_mix' needs weights >= 0, not all zero")
+        for spec in self.opponent_mix:
+            if spec != TEACHER:
+                self._check_spec("opponent_mix", spec)
+        for spec in self.eval_opponents:
+            self._check_spec("eval_opponents", _resolve(spec, self.env_id))
+        if self.eval_games % self.num_players:
+            raise ValueError(f"config key 'eval_games' ({self.eval_games}) must be a multiple "
+                             f"of num_players ({self.num_players})")
+
+    def _check_spec(self, key: str, spec: str) -> None:
+        game = self.env_id.removesuffix("_v0")
+        if "/" in spec and not spec.startswith("ppo:") and spec.split("/")[0] != game:
+            raise ValueError(f"config key {key!r}: {spec!r} plays {spec.split('/')[0]}, "
+                             f"not {self.env_id}")
+        try:
+            agents.make(spec)
+        except ValueError as exc:
+            raise ValueError(f"config key {key!r}: {exc}") from None
+
+    @property
+    def env_kwargs(self) -> dict[str, Any]:
+        return {**self.env_options, "num_players": self.num_players}
+
+
+def _resolve(spec: str, env_id: str) -> str:
+    game = env_id.removesuffix("_v0")
+    return f"{game}/{spec}" if spec in ("heuristic", "heuristic-strong") else spec
+
+
+# ---------------------------------------------------------------------------------------------
+# Collection
+@dataclass
+class Dataset:
+    """The student seat's decisions: raw observation, mask (bit-packed), teacher action, value."""
+
+    obs: np.ndarray  # (M, D) float32, as the env gives it (transform applied when fitting)
+    masks: np.ndarray  # (M, ceil(A / 8)) uint8, np.packbits of the int8 masks
+    actions: np.ndarray  # (M,) int64
+    returns: np.ndarray  # (M,) float32: the seat's final reward (0 for a stopped game)
+    games: int = 0
+    student_actions: int = 0  # decisions where the student's own choice was played
+
+    @staticmethod
+    def concat(parts: Sequence[Dataset]) -> Dataset:
+        return Dataset(np.concatenate([p.obs for p in parts]),
+                       np.concatenate([p.masks for p in parts]),
+                       np.concatenate([p.actions for p in parts]),
+                       np.concatenate([p.returns for p in parts]),
+                       sum(p.games for p in parts), sum(p.student_actions for p in parts))
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+def collect(args: BCArgs, round_index: int, games: Sequence[int],
+            student: NumpyPolicy | None = None) -> Dataset:
+    """Play the games numbered ``games`` of round ``round_index`` (see the module docstring)."""
+    vec = loco_envs.make_vec(args.env_id, len(games), autoreset_mode="Disabled",
+                             **{**args.env_kwargs, "max_decisions": args.max_decisions})
+    n = vec.num_players
+    teacher = agents.make(args.teacher)
+    kinds = list(args.opponent_mix)
+    weights = np.array([args.opponent_mix[k] for k in kinds], float)
+    bots = {spec: agents.make(spec) for spec in kinds if spec != TEACHER}
+    bots[TEACHER] = teacher
+    seat_rngs = [np.random.default_rng([args.seed, round_index, g, 1]) for g in games]
+    bot_rngs = [np.random.default_rng([args.seed, round_index, g, 2]) for g in games]
+    lineups, students = [], []
+    for rng in seat_rngs:
+        me = int(rng.integers(n))
+        others = rng.choice(len(kinds), size=n, p=weights / weights.sum())
+        lineups.append([TEACHER if s == me else kinds[int(others[s])] for s in range(n)])
+        students.append(me)
+    rows: list[tuple[int, np.ndarray, np.ndarray, int]] = []  # (game, obs, mask, action)
+    played_by_student = 0
+    vec.reset(seed=[int(np.random.SeedSequence([args.seed, round_index, g]).generate_state(1)[0])
+                    for g in games])
+    returns = np.zeros(len(games), np.float32)
+    try:
+        while True:
+            live = np.flatnonzero(vec.seats >= 0)
+            if live.size == 0:
+                break
+            actions = np.full(len(games), -1, np.int64)
+            mine = [i for i in live.tolist() if int(vec.seats[i]) == students[i]]
+            if student is not None and mine:
+                chosen = student.act_batch(vec.obs[mine], vec.masks[mine], bot_rngs[mine[0]],
+                                           deterministic=False)
+            for k, i in enumerate(mine):
+                view, mask = vec.view(i, students[i]), vec.masks[i]
+                label = teacher.act(view, mask, bot_rngs[i])
+                rows.append((i, vec.obs[i].copy(), np.packbits(mask.astype(bool)), label))
+                actions[i] = int(chosen[k]) if student is not None else label
+                played_by_student += student is not None
+            for i in live.tolist():
+                if actions[i] < 0:
+                    seat = int(vec.seats[i])
+                    bot = bots[lineups[i][seat]]
+                    actions[i] = bot.act(vec.view(i, seat), vec.masks[i], bot_rngs[i])
+            vec.step(actions)
+            for i in np.flatnonzero(vec.terminations).tolist():
+                returns[i] = vec.rewards[i, students[i]]
+    finally:
+        vec.close()
+    index = np.array([r[0] for r in rows], np.int64)
+    return Dataset(np.stack([r[1] for r in rows]), np.stack([r[2] for r in rows]),
+                   np.array([r[3] for r in rows], np.int64), returns[index], len(games),
+                   played_by_student)
+
+
+def _collect_task(task: tuple) -> Dataset:
+    args, round_index, games, student = task
+    return collect(args, round_index, games, student)
+
+
+def collect_round(args: BCArgs, round_index: int, num_games: int,
+                  student: NumpyPolicy | None = None) -> Dataset:
+    """``num_games`` games of one round, split over ``args.workers`` processes."""
+    chunks = [c.tolist() for c in np.array_split(np.arange(num_games),
+                                                  max(1, 4 * args.workers)) if len(c)]
+    tasks = [(args, round_index, chunk, student) for chunk in chunks]
+    if args.workers == 1:
+        parts = [_collect_task(t) for t in tasks]
+    else:
+        with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+            parts = pool.map(_collect_task, tasks)
+    return Dataset.concat(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fitting
+def build_networks(obs_size: int, num_actions: int, net_arch: Sequence[int], activation: str):
+    """Actor and value MLPs shaped as SB3's ``MlpPolicy`` with separate pi/vf networks."""
+    import torch.nn as nn
+
+    act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
+
+    def mlp(out: int) -> nn.Sequential:
+        layers, width = [], obs_size
+        for size in net_arch:
+            layers += [nn.Linear(width, size), act()]
+            width = size
+        return nn.Sequential(*layers, nn.Linear(width, out))
+
+    return mlp(num_actions), mlp(1)
+
+
+def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
+        log: Any = print) -> tuple[Any, Any, dict[str, float]]:
+    """Fit (or go on fitting) the actor and value networks on ``data``; return them and stats."""
+    import torch
+
+    torch.manual_seed(args.seed)
+    num_actions = int(loco_envs.make(args.env_id, wrapped=False, **args.env_kwargs)
+                      .action_space("player_0").n)
+    if actor is None:
+        actor, value = build_networks(data.obs.shape[1], num_actions, args.net_arch,
+                                      args.activation)
+    obs = torch.from_numpy(transform_observation(data.obs, args.obs_transform))
+    legal = torch.from_numpy(np.unpackbits(data.masks, axis=1, count=num_actions).astype(bool))
+    target = torch.from_numpy(data.actions)
+    returns = torch.from_numpy(data.returns)
+    params = list(actor.parameters()) + list(value.parameters())
+    optim = torch.optim.Adam(params, lr=args.learning_rate)
+    steps = args.epochs * -(-len(data) // args.batch_size)
+    sched = torch.optim.lr_scheduler.LambdaLR(optim, lambda k: 1 - 0.9 * k / steps)
+    gen = torch.Generator().manual_seed(args.seed)
+    stats: dict[str, float] = {}
+    for epoch in range(args.epochs):
+        order = torch.randperm(len(data), generator=gen)
+        total = correct = ce_sum = v_sum = 0.0
+        for start in range(0, len(data), args.batch_size):
+            idx = order[start:start + args.batch_size]
+            logits = actor(obs[idx]).masked_fill(~legal[idx], -1e9)
+            ce = torch.nn.functional.cross_entropy(logits, target[idx])
+            v_loss = torch.mean((value(obs[idx]).squeeze(1) - returns[idx]) ** 2)
+            loss = ce + args.value_coef * v_loss
+            optim.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, 1.0)
+            optim.step()
+            sched.step()
+            total += len(idx)
+            ce_sum += float(ce.detach()) * len(idx)
+            v_sum += float(v_loss.detach()) * len(idx)
+            correct += float((logits.argmax(1) == target[idx]).sum())
+        stats = {"cross_entropy": ce_sum / total, "value_mse": v_sum / total,
+                 "agreement": correct / total}
+        log(f"  epoch {epoch + 1}/{args.epochs}: cross-entropy {stats['cross_entropy']:.4f}, "
+            f"agreement with the teacher {stats['agreement']:.3f}, value MSE "
+            f"{stats['value_mse']:.4f}")
+    return actor, value, stats
+
+
+def to_numpy_policy(actor: Any, activation: str, obs_transform: str) -> NumpyPolicy:
+    """The torch actor as :class:`agents.ppo.NumpyPolicy` (hidden layers, action layer)."""
+    import torch.nn as nn
+
+    linear = [m for m in actor if isinstance(m, nn.Linear)]
+    arrays = [(m.weight.detach().numpy().astype(np.float32).copy(),
+               m.bias.detach().numpy().astype(np.float32).copy()) for m in linear]
+    return NumpyPolicy(arrays[:-1], arrays[-1], activation, obs_transform)
+
+
+def save_value(path: Path, value: Any) -> Path:
+    """The value network as ``<out>.value.npz`` (``hidden_<i>_*``, ``value_*``): a warm start."""
+    import torch.nn as nn
+
+    linear = [m for m in value if isinstance(m, nn.Linear)]
+    arrays = {}
+    for i, m in enumerate(linear[:-1]):
+        arrays[f"hidden_{i}_weight"] = m.weight.detach().numpy().astype(np.float32)
+        arrays[f"hidden_{i}_bias"] = m.bias.detach().numpy().astype(np.float32)
+    arrays["value_weight"] = linear[-1].weight.detach().numpy().astype(np.float32)
+    arrays["value_bias"] = linear[-1].bias.detach().numpy().astype(np.float32)
+    out = path.with_name(path.name + ".value.npz")
+    np.savez(out, **arrays)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The run
+def evaluation_table(args: BCArgs, policy_path: Path) -> dict[str, Any]:
+    """Duplicate-format tournaments of the saved policy against each evaluation opponent."""
+    from train.evaluate import evaluate
+
+    opponents = [_resolve(s, args.env_id) for s in args.eval_opponents]
+    result = evaluate(policy_path, args.env_id, args.num_players, opponents, args.eval_games,
+                      seed=args.seed + 1000, options=args.env_options, workers=args.eval_workers,
+                      bootstrap=500)
+    return {
+        "games_per_opponent": args.eval_games,
+        "format": "tournament runner, seats rotated on each deal (duplicate)",
+        "seed": args.seed + 1000,
+        "win_rate": {spec: {"rate": round(r, 4), "low": round(lo, 4), "high": round(hi, 4)}
+                     for spec, (r, lo, hi) in result.win_rates.items()},
+        "elo": {"elo": round(result.elo[0], 1), "low": round(result.elo[1], 1),
+                "high": round(result.elo[2], 1)},
+        "capped_games": result.capped,
+    }
+
+
+def run(args: BCArgs, log: Any = print) -> Path:
+    """Collect, fit, DAgger, save and evaluate as ``args`` says; return the ``.npz`` path."""
+    args.validate()
+    import torch
+
+    torch.set_num_threads(args.torch_threads)
+    start = time.perf_counter()
+    out = Path(args.out or f"runs/imitation/{args.exp_name or 'bc'}")
+    log(f"collecting {args.games} games of {args.teacher} against {args.opponent_mix}")
+    data = collect_round(args, 0, args.games)
+    log(f"{len(data)} decisions in {time.perf_counter() - start:.0f} s; fitting")
+    actor, value, stats = fit(args, data, log=log)
+    for r in range(1, args.dagger_rounds + 1):
+        student = to_numpy_policy(actor, args.activation, args.obs_transform)
+        more = collect_round(args, r, args.dagger_games, student)
+        data = Dataset.concat([data, more])
+        log(f"DAgger round {r}: +{len(more)} decisions ({time.perf_counter() - start:.0f} s); "
+            f"fitting on {len(data)}")
+        actor, value, stats = fit(args, data, actor, value, log=log)
+    policy = to_numpy_policy(actor, args.activation, args.obs_transform)
+    seconds = time.perf_counter() - start
+    config = dataclasses.asdict(args)
+    meta = {"env_id": args.env_id, "env_options": args.env_kwargs, "seed": args.seed,
+            "decisions": len(data),
+            "config": {"method": "behaviour cloning (train.imitation)", **config,
+                       "fit": {k: round(v, 4) for k, v in stats.items()},
+                       "games_collected": data.games, "wall_seconds": round(seconds, 1)}}
+    path = save_policy(out, policy, meta)
+    save_value(out, value)
+    log(f"saved {path} after {seconds:.0f} s")
+    if args.eval_games:
+        meta["evaluation"] = evaluation_table(args, path)
+        meta["config"]["wall_seconds_with_evaluation"] = round(time.perf_counter() - start, 1)
+        path = save_policy(out, policy, meta)
+        log(json.dumps(meta["evaluation"], indent=2))
+    return path
+
+
+def usage() -> str:
+    docs = field_docs(BCArgs)
+    lines = ["usage: python -m train.imitation [CONFIG.yaml] [--key value ...]", "",
+             "Behaviour cloning of a scripted bot into the PPO actor network.", "",
+             "arguments (default):"]
+    for f in dataclasses.fields(BCArgs):
+        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
+        lines.append(f"  --{f.name.replace('_', '-'):<20} {docs.get(f.name, '')} "
+                     f"({json.dumps(default)})")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if any(a in ("-h", "--help") for a in argv):
+        print(usage())
+        return 0
+    config = argv.pop(0) if argv and not argv[0].startswith("--") else None
+    try:
+        args = load_config(config, BCArgs, parse_overrides(BCArgs, argv))
+        if not args.exp_name:
+            args.exp_name = Path(config).stem if config else "bc"
+        args.validate()
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.torch_threads))
+    run(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
