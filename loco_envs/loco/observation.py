@@ -15,7 +15,8 @@ Seats are relative to the observer (0 = self, 1 = next clockwise, ...). Points a
   gives at most the deck's 1480 points less the winner's last card, on the pile (L-71);
   rounds won: 0..R + 1;
 - ``match``: round 1..R + n − 1 (each further decisive round follows one emptied by a seat
-  leaving, L-61), match length R, decisive round 0..1.
+  leaving, L-61), match length 1..7 (the lengths L-72 allows: Gymnasium's checker asks for
+  ``low < high`` in every entry), decisive round 0..1.
 
 ==================  ====================  ===================================================
 slice               size                  content
@@ -88,6 +89,8 @@ def observation_size(num_players: int) -> int:
 MAX_CARDS = DECK_SIZE - 1
 #: L-71: the most one round can give its winner (the deck less the cheapest card on the pile).
 MAX_ROUND_POINTS = int(FULL_DECK_COUNTS @ POINTS) - int(POINTS.min())
+#: L-72: the match lengths the ``rounds`` option allows.
+ROUND_CHOICES = LocoGame.OPTIONS["rounds"].choices
 #: Per-seat columns (see the module docstring) that are flags: calls, active … judged.
 _SEAT_FLAGS = (1, 2, 3, 4, 5, 6, 10, 11, 12, 13)
 
@@ -109,7 +112,7 @@ def bounds(num_players: int, rounds: int = 1) -> tuple[np.ndarray, np.ndarray]:
         "swaps_left": (0, max(c for c, k in zip(FULL_DECK_COUNTS, KIND, strict=True)
                               if k == "X")),
         "seats": (0, np.tile(seat_high, n)),
-        "match": ([1, rounds, 0], [rounds + n - 1, rounds, 1]),
+        "match": ([1, min(ROUND_CHOICES), 0], [rounds + n - 1, max(ROUND_CHOICES), 1]),
         "draw_pile": (0, MAX_CARDS),
     }
     return slice_bounds(slices(n), table)

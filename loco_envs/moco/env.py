@@ -154,7 +154,7 @@ class raw_env(RulesAECEnv):  # noqa: N801 (PettingZoo's classic name)
         return observation.observation_size(self.num_players)
 
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        return observation.bounds(self.num_players, self.options["match"])
+        return observation.bounds(self.num_players)
 
     def encode(self, seat: int) -> np.ndarray:
         return observation.encode(self.game.view(seat))

@@ -6,8 +6,9 @@ entry per playable card (card ids 6–40 in :data:`loco_envs.moco.cards.CARDS` o
 ``id - 6``); suit blocks follow suit order moons, suns, waves, leaves, wyrms, knots.
 
 The last column is each entry's range by the rules, declared as the ``Box``'s ``low``/``high``
-(:func:`bounds`). H is the hand dealt (M-03: 16, 11, 8, 7 for 2–5 players), R the cards removed
-(2, 1, 2, 0), G the games of the match (n with ``match=True``, else 1).
+(:func:`bounds`). H is the hand dealt (M-03: 16, 11, 8, 7 for 2–5 players). Entries that a
+player count or the ``match`` option keeps fixed still declare the range they take over those
+(Gymnasium's checker asks for ``low < high`` everywhere).
 
 | slice | size | meaning | range (why) |
 |---|---|---|---|
@@ -19,17 +20,17 @@ The last column is each entry's range by the rules, declared as the ``Box``'s ``
 | ``supply`` | 6 | chips left in the supply per suit | 0–5 (M-04) |
 | ``chips`` | n × 6 | chips held per suit, by relative seat | 0–5 (M-04) |
 | ``hand_sizes`` | n | cards in each hand, by relative seat | 0–H |
-| ``num_removed`` | 1 | cards removed unseen (M-03) | R |
+| ``num_removed`` | 1 | cards removed unseen (M-03) | 0–2 |
 | ``phase`` | 2 | one-hot: play a card / take a chip (zeros once over) | 0–1 |
 | ``played_pile`` | 6 | one-hot: the pile just played on (chip phase, M-12) | 0–1 |
 | ``to_act`` | n | one-hot: relative seat to decide | 0–1 |
 | ``dealer`` | n | one-hot: relative seat of this game's dealer (M-05) | 0–1 |
-| ``match_game`` | 2 | index of the game in the match, and the number of games (M-30) | 0–G−1, G |
-| ``match_scores`` | n | finished games' totals / 10, by relative seat (M-30) | 0–(G−1)·H (a) |
+| ``match_game`` | 2 | index of the game in the match, and the number of games (M-30) | 0–n−1, 1–n |
+| ``match_scores`` | n | finished games' totals / 10, by relative seat (M-30) | 0–(n−1)·H (a) |
 
 (a) A game's score is at most 10·H: one chip per card played, at most H cards, a chip worth at
-most 10 (a Crown on top). Only the G − 1 games before the last can be finished and still
-observed.
+most 10 (a Crown on top). Only the n − 1 games before the last of a match can be finished and
+still observed.
 
 Length: 484 + 10 n (504, 514, 524, 534 for 2–5 players).
 """
@@ -94,10 +95,9 @@ def observation_size(num_players: int) -> int:
 MAX_PILE_HEIGHT = 6
 
 
-def bounds(num_players: int, match: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def bounds(num_players: int) -> tuple[np.ndarray, np.ndarray]:
     """Per-entry ``(low, high)`` of the observation (the table in the module docstring)."""
     n, hand = num_players, HAND_SIZE[num_players]
-    games = n if match else 1
     table = {name: (0, 1) for name in ("hand", "pile_cards", "pile_tops", "phase",
                                        "played_pile", "to_act", "dealer")}
     table |= {
@@ -106,9 +106,9 @@ def bounds(num_players: int, match: bool = False) -> tuple[np.ndarray, np.ndarra
         "supply": (0, CHIPS_PER_SUIT),
         "chips": (0, CHIPS_PER_SUIT),
         "hand_sizes": (0, hand),
-        "num_removed": (REMOVED[n], REMOVED[n]),
-        "match_game": ([0, games], [games - 1, games]),
-        "match_scores": (0, (games - 1) * hand * max(VALUES) / MATCH_SCORE_SCALE),
+        "num_removed": (0, max(REMOVED.values())),
+        "match_game": ([0, 1], [n - 1, n]),
+        "match_scores": (0, (n - 1) * hand * max(VALUES) / MATCH_SCORE_SCALE),
     }
     return slice_bounds(_SLICES[n], table)
 

@@ -131,8 +131,7 @@ class raw_env(RulesAECEnv):  # noqa: N801 - PettingZoo's classic name
         return observation_size(self.num_players)
 
     def observation_bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        o = self.options
-        return bounds(self.num_players, o["expansion_a"], o["expansion_b"])
+        return bounds(self.num_players)
 
     def encode(self, seat: int) -> np.ndarray:
         return encode(self.game.view(seat))

@@ -115,9 +115,12 @@ MAX_POINTS = (COLS * PAIR_MATCH_POINTS + COLS * STACKED_PAIR_POINTS + F[COLS] + 
               + (ROWS + COLS) * COLOUR_BONUS)
 
 
-def bounds(num_players: int, expansion_a: bool = False,
-           expansion_b: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Per-entry ``(low, high)`` of the observation (the ranges of the module docstring)."""
+def bounds(num_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry ``(low, high)`` of the observation (the ranges of the module docstring).
+
+    The same with or without expansions: an entry that an option keeps at 0 still declares its
+    range, as Gymnasium's checker asks (``low < high`` everywhere).
+    """
     table = {name: (0, 1) for name in ("phase", "round", "to_act", "first_player", "boards")}
     table |= {
         "forest": (0, AREA_SIZE),
@@ -125,8 +128,8 @@ def bounds(num_players: int, expansion_a: bool = False,
         "bag": (0, COPIES),
         "bag_size": (0, NUM_TOKENS - NUM_AREAS * AREA_SIZE),
         "discarded": (0, COPIES),
-        "expansion_a": (0, int(expansion_a)),
-        "expansion_b": (0, int(expansion_b)),
+        "expansion_a": (0, 1),
+        "expansion_b": (0, 1),
         "turns_left": (0, ROUNDS),
         "points": (0, MAX_POINTS),
     }
