@@ -206,3 +206,25 @@ def test_the_env_timeout_hook_runs_the_clock_and_is_recorded(tmp_path):
     assert lines[1] == {"i": 0, "agent": "player_0", "action": None, "action_str": "timeout"}
     replayed = loco_envs.replay(env.save_record(tmp_path / "t.jsonl"))
     assert replayed.state_dict() == env.state_dict()
+
+
+def test_L32_play_takes_the_stacking_option_and_explains_the_identical_answer(tmp_path):
+    from loco_envs import play
+    from tests.cli.helpers import Script, ScriptedBot, console
+
+    record = tmp_path / "p.jsonl"
+    con, buffer = console()
+    status = play.main(["loco_v0", "--option", "stacking=identical", "--seed", "2", "--record",
+                        str(record)], input_fn=Script(["quit"]), console=con)
+    assert status == 0
+    assert json.loads(record.read_text().splitlines()[0])["options"]["stacking"] == "identical"
+    env = loco_envs.make("loco_v0", num_players=2, wrapped=False, stacking="identical")
+    env.reset(seed=0, options={"state": position([["g+2", "r+2", "b4"], ["r+2", "g1", "g2"]],
+                                                 ["r3"], actor=1)})
+    con, buffer = console()
+    play.play_game(env, 0, {1: ScriptedBot(env, "play r+2")}, console=con,
+                   input_fn=Script(["pass", "play g+2", "quit"]))
+    out = buffer.getvalue()
+    assert "it is your turn next - you hold r+2: slap it now" in out  # L-41
+    assert "answer it with an identical r+2 (stacking=identical)" in out
+    assert "L-32" in out and "stacking='identical'" in out  # the refused g+2, explained
