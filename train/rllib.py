@@ -507,7 +507,7 @@ def _scalars(result: dict) -> dict[str, float]:
         if key in runners:
             out[name] = float(runners[key])
     for name, key in (("losses/policy_loss", "policy_loss"), ("losses/value_loss", "vf_loss"),
-                      ("losses/entropy", "entropy"), ("losses/approx_kl", "mean_kl_loss"),
+                      ("losses/entropy", "entropy"),
                       ("losses/explained_variance", "vf_explained_var")):
         if key in learner:
             out[name] = float(learner[key])
