@@ -118,7 +118,7 @@ def test_exported_numpy_policy_gives_the_modules_logits(tmp_path):
     assert record["steps"] > 0
 
 
-def test_bad_config_values_name_the_key():
+def test_bad_config_values_name_the_key(tmp_path):
     with pytest.raises(ValueError, match="unknown flag --bogus"):
         L.load_args("configs/moco_quick.yaml", ["--bogus", "1"])
     with pytest.raises(ValueError, match="'activation'"):
@@ -127,9 +127,13 @@ def test_bad_config_values_name_the_key():
         L.load_args("configs/moco_quick.yaml", ["--opponent-mix", "{loco/heuristic: 1.0}"])
     with pytest.raises(ValueError, match="'batch_size'"):
         L.load_args("configs/moco_quick.yaml", ["--num-envs", "1", "--num-steps", "8"])
-    args, unused = L.load_args("configs/moco_quick.yaml")
-    assert args.env_id == "moco_v0" and args.exp_name == "moco_quick"
-    assert "vec_env" in unused and "env_id" not in unused
+    config = tmp_path / "mine.yaml"  # a local trainer's key is left out and listed
+    config.write_text("env_id: momo_v0\nnum_envs: 4\nvec_env: subproc\n")
+    args, unused = L.load_args(config)
+    assert (args.env_id, args.num_envs, args.exp_name) == ("momo_v0", 4, "mine")
+    assert unused == ["vec_env"]
+    with pytest.raises(ValueError, match="does not exist"):
+        L.load_args(tmp_path / "missing.yaml")
 
 
 def test_short_self_play_run_exports_a_playable_policy_and_logs(ray_local, tmp_path, capsys):
