@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-slow test-ray run lint bench clean
+.PHONY: test test-slow test-ray test-integrations run lint bench clean
 
 # torch first, pinned: this version resolves to the CPU build here (a bare torch requirement
 # would pull a multi-GB CUDA build); then the project with its dev and train extras.
@@ -30,6 +30,16 @@ $(RAY_STAMP): $(STAMP)
 
 test-ray: $(RAY_STAMP)
 	$(PY) -m pytest -q -n 0 -m slow tests/ray
+
+# The recipes of docs/integrations.md (Tianshou, TorchRL, RLlib, SB3) with their libraries
+# (integrations extra); `make test-slow` skips a recipe whose library is not installed.
+INTEGRATIONS_STAMP := $(VENV)/.installed-integrations
+$(INTEGRATIONS_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e ".[integrations]"
+	touch $(INTEGRATIONS_STAMP)
+
+test-integrations: $(INTEGRATIONS_STAMP)
+	$(PY) -m pytest -q -n 0 -m slow tests/integrations
 
 # The main job: train the LOCO quick config (self-play PPO, a few minutes on 2 cores), then a
 # tournament of the trained agent against the heuristic and random bots: ratings table + plot
