@@ -9,7 +9,8 @@ Stacking +2/+4, Swap, Rotation, identical cards played together, out-of-turn int
 Import                 ``from loco_envs import loco_v0`` or ``loco_envs.make("loco_v0")``
 Agents                 ``player_0`` … ``player_{n-1}`` (seat i), 2 to 10
 Action space           ``Discrete(242)`` with an ``int8`` action mask
-Observation            ``Box(0, 255, (size,), float32)``, size = 242 + 14·n
+Observation            ``Box(low, high, (size,), float32)``, size = 242 + 14·n; each
+                       entry's range by the rules (:func:`~loco_envs.loco.observation.bounds`)
 =====================  ============================================================
 
 Creation arguments
@@ -30,6 +31,10 @@ stacking       ``"any"``    what answers a pending +2 (L-32): ``"any"`` +2 (the 
 reward         ``"rank"``   ``"rank"``: (beaten − beaten by)/(n−1); ``"score"``: match
                             total minus the others' mean; paid at the end only
 render_mode    None         ``"ansi"`` (render returns text) or ``"human"`` (printed)
+max_decisions  None         an episode cap: after that many decisions (all seats
+                            together) every agent is truncated, reward 0, its score so
+                            far in ``infos`` (:mod:`loco_envs.core.rules_env`); a
+                            policy that always draws or passes never ends a game
 ============== ============ =========================================================
 
 Actions (``loco_envs.loco.actions``)
