@@ -243,6 +243,10 @@ def play(t: Tournament, workers: int = 1, progress: bool = True,
 
         ray_backend.play_games({task[3]: task for task in tasks}, _play_task, address, bar,
                                on_records=records.extend)
+    elif any(spec.startswith("ppo:") for spec in t.agents):
+        from train.games import play_tasks  # batched: one forward pass per ppo: agent and round
+
+        play_tasks(tasks, workers, records.append, bar)
     elif workers == 1:
         for task in tasks:
             records.append(_play_task(task))

@@ -1,16 +1,20 @@
-"""Evaluation of a checkpoint through the tournament runner: win rates and Elo against bots.
+"""Evaluation of a trained policy through the tournament runner: win rates and Elo against bots.
 
-For each opponent spec, a tournament seats the checkpoint (``ppo:<path>``) at one seat and the
-opponent at all the others, rotating through the seats on a shared deal (the runner's duplicate
-format), so the win rate is the share of games the checkpoint finished first (1/n is chance
-level with n players). The records of all these tournaments are rated together: Elo
-(Bradley-Terry) anchored at ``random`` = 1000 when random took part.
+For each opponent spec, a tournament seats the policy (``ppo:<path>``, the data-only ``.npz``
+of :mod:`agents.ppo`) at one seat and the opponent at all the others, rotating through the seats
+on a shared deal (the runner's duplicate format), so the win rate is the share of games the
+policy finished first (1/n is chance level with n players). The records of all these
+tournaments are rated together: Elo (Bradley-Terry) anchored at ``random`` = 1000 when random
+took part.
 
-Games are scheduled by the runner (:func:`benchmarks.tournament.schedule`: seatings, deal seeds,
-bot seeds) and written as its match records, but played here with a cap on their length: a LOCO
-game between two bots can stall for good (both hands near 55 cards, the draw pile empty), and
-the runner only gives up after a million decisions, with an error. A game stopped at the cap is
-recorded as a tie of all seats, with ``"capped": true``; :class:`EvalResult` counts them.
+Games are scheduled and recorded by the runner (:mod:`benchmarks.tournament`), which plays a
+line-up with a ``ppo:`` agent through the batched path (:mod:`train.games`: all games in one
+vector env, one forward pass per decision round) and the same seeds, so the records are those of
+the game-by-game runner. Their length is capped by the env option ``max_decisions`` (the
+trainer's ``max_decisions``; :data:`DEFAULT_MAX_DECISIONS` on this module's command line): a
+LOCO game between two bots can stall for good (both hands near 55 cards, the draw pile empty).
+A game stopped at the cap is recorded as a tie of all seats, with ``"capped": true``;
+:class:`EvalResult` counts them.
 """
 
 from __future__ import annotations
@@ -25,12 +29,12 @@ from typing import Any
 from benchmarks import ratings as R
 from benchmarks import tournament as T
 
-__all__ = ["MAX_DECISIONS", "EvalResult", "evaluate", "main", "metric_name", "play",
-           "play_capped", "resolve_opponent"]
+__all__ = ["DEFAULT_MAX_DECISIONS", "EvalResult", "evaluate", "main", "metric_name",
+           "resolve_opponent"]
 
-#: Decisions after which an evaluation game is stopped and scored as a tie (finished LOCO games
-#: between the bots and trained agents took at most ~1,700 in our runs).
-MAX_DECISIONS = 5000
+#: The command line's cap when ``--option max_decisions=N`` is not given (finished LOCO games
+#: between the bots and trained agents took at most ~1,700 decisions in our runs).
+DEFAULT_MAX_DECISIONS = 5000
 
 
 def resolve_opponent(spec: str, env_id: str) -> str:
@@ -54,7 +58,7 @@ class EvalResult:
     table: list[R.AgentRating]
     records: list[dict] = field(repr=False, default_factory=list)
     files: dict[str, Path] = field(default_factory=dict)
-    capped: int = 0  # games stopped at MAX_DECISIONS and scored as ties
+    capped: int = 0  # games stopped at the max_decisions cap and scored as ties
 
     def scalars(self) -> dict[str, float]:
         """What goes to TensorBoard: ``eval/winrate_vs_<bot>`` and ``eval/elo``."""
@@ -62,20 +66,12 @@ class EvalResult:
         out["eval/elo"] = self.elo[0]
         return out
 
-
-def play_capped(env_id: str, seats: Sequence[str], seed: int, game_index: int = 0,
-                options: dict[str, Any] | None = None,
-                max_decisions: int = MAX_DECISIONS) -> dict:
-    """:func:`benchmarks.tournament.play_game` (same bots, seeds, record) with a length cap."""
-    return T.play_game(env_id, seats, seed, game_index, options, max_decisions=max_decisions)
-
-
-def play(t: T.Tournament, workers: int = 1, progress: bool = False, backend: str = "local",
-         address: str | None = None) -> list[dict]:
-    """The runner's :func:`~benchmarks.tournament.play`, with games capped at MAX_DECISIONS
-    (``backend="ray"``: on a Ray cluster, same records)."""
-    return T.play(t, workers, progress=progress, max_decisions=MAX_DECISIONS, backend=backend,
-                  address=address)
+    def summary(self) -> dict[str, Any]:
+        """JSON-safe: what a policy file records as its evaluation."""
+        return {"games": len(self.records), "capped": self.capped,
+                "win_rates": {spec: [round(v, 4) for v in rate]
+                              for spec, rate in self.win_rates.items()},
+                "elo": [round(v, 1) for v in self.elo]}
 
 
 def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: Sequence[str],
@@ -84,7 +80,8 @@ def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: S
              backend: str = "local", address: str | None = None) -> EvalResult:
     """Play ``games`` games against each opponent; with ``out``, write records, table, plot.
 
-    ``backend="ray"`` plays them on a Ray cluster (``address``, or a local one), same records.
+    ``options`` are the env's (``max_decisions`` caps the games). ``backend="ray"`` plays them
+    on a Ray cluster (``address``, or a local one), same records.
     """
     me = f"ppo:{checkpoint}"
     options = {k: v for k, v in (options or {}).items() if k != "num_players"}
@@ -93,7 +90,7 @@ def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: S
     for spec in opponents:
         t = T.Tournament(env_id, num_players, (me, *([spec] * (num_players - 1))), games, seed,
                          options)
-        played = play(t, workers, backend=backend, address=address)
+        played = T.play(t, workers, progress=False, backend=backend, address=address)
         per_opponent[spec] = played
         records.extend(played)
     win_rates = {}
@@ -110,8 +107,8 @@ def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: S
         result.files = {"records": R.write_records(out / "records.jsonl", records)}
         heading = (f"{env_id}, {num_players}p: {Path(checkpoint).name} vs "
                    f"{', '.join(opponents)}, {games} games each"
-                   + (f" ({result.capped} stopped at {MAX_DECISIONS} decisions: ties)"
-                      if result.capped else ""))
+                   + (f" ({result.capped} stopped at {options.get('max_decisions')} "
+                      "decisions: ties)" if result.capped else ""))
         result.files.update(T.write_ratings(table, out, heading))
     return result
 
@@ -121,7 +118,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Same arguments as ``python -m benchmarks.tournament`` (but not ``--game-records`` or
     ``--from-records``), e.g. ``python -m train.evaluate loco_v0 --games 300 --workers 2
-    --agents ppo:runs/x/checkpoints/final.zip loco/heuristic random``.
+    --agents ppo:runs/x/checkpoints/final.npz loco/heuristic random``; games are capped at
+    ``--option max_decisions=N`` (default :data:`DEFAULT_MAX_DECISIONS`).
     """
     parser = T.build_parser()
     parser.prog = "python -m train.evaluate"
@@ -136,11 +134,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError("--agents: give at least one agent spec")
         if isinstance(args.workers, bool) or args.workers < 1:
             raise ValueError(f"--workers must be a positive integer, got {args.workers!r}")
+        options = {"max_decisions": DEFAULT_MAX_DECISIONS,
+                   **dict(T.parse_option(o) for o in args.option)}
         t = T.Tournament(args.env_id, args.players, tuple(args.agents), args.games, args.seed,
-                         dict(T.parse_option(o) for o in args.option))
+                         options)
         start = time.perf_counter()
-        records = play(t, args.workers, progress=not args.no_progress, backend=args.backend,
-                       address=args.address)
+        records = T.play(t, args.workers, progress=not args.no_progress, backend=args.backend,
+                         address=args.address)
         seconds = time.perf_counter() - start
         out = args.out if args.out is not None else T.default_out(t)
         files = {"records": R.write_records(Path(out) / "records.jsonl", records)}
@@ -152,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"# {T.title(t)}  ({seconds:.1f} s of play)\n")
     capped = sum(r["capped"] for r in records)
     if capped:
-        print(f"{capped} games stopped at {MAX_DECISIONS} decisions, scored as ties\n")
+        print(f"{capped} games stopped at {options['max_decisions']} decisions, scored as "
+              "ties\n")
     print(R.markdown_table(table))
     print(f"\nwrote {', '.join(str(p) for p in files.values())}")
     if "plot" in files:

@@ -6,11 +6,14 @@ Run a config, override any of its keys with flags, watch it in TensorBoard::
     python -m train configs/moco_quick.yaml --seed 2 --total-timesteps 100000
     tensorboard --logdir runs
 
-How it works. Each of ``num_envs`` collection processes holds a :class:`train.selfplay.SelfPlayEnv`:
-the learner takes a random seat each episode and the other seats are filled from the opponent
-pool (:mod:`train.pool`): bots and frozen snapshots of the learner, drawn with the weights of
-``opponent_mix``. Every ``snapshot_every`` updates the current actor is copied (as numpy arrays)
-into every process's pool. Rewards are the env's, paid at the end of the game only.
+How it works. One :class:`train.selfplay.SelfPlayVecEnv` holds ``num_envs`` games in a vector env
+(:func:`loco_envs.make_vec`, in this process or in ``num_workers`` shared-memory workers): the
+learner takes a random seat each episode and the other seats are filled from the opponent pool
+(:mod:`train.pool`): bots and frozen snapshots of the learner, drawn with the weights of
+``opponent_mix``, every opponent decision batched (one forward pass per snapshot for all games
+where it is to act; bots inside the vector env). Every ``snapshot_every`` updates the current
+actor is copied (as numpy arrays) into the pool. Rewards are the env's, paid at the end of the
+game only; a game reaching ``max_decisions`` is stopped and counts as a draw (reward 0).
 
 What a run writes, under ``runs/<env>__<exp>__<seed>__<time>/``:
 
@@ -18,19 +21,18 @@ What a run writes, under ``runs/<env>__<exp>__<seed>__<time>/``:
   pool, SPS, learning rate, snapshots), ``losses/`` (policy, value, entropy, approx KL, clip
   fraction, explained variance) and ``eval/`` (``winrate_vs_<bot>`` per opponent and ``elo``);
   the hyperparameters as a text table;
-- ``checkpoints/ppo_<steps>.zip`` + ``.json`` sidecar every ``checkpoint_every`` updates,
-  ``checkpoints/final.zip`` at the end, and ``snapshots.npz`` next to each (the frozen pool),
-  so ``--resume <checkpoint>`` goes on where it stopped;
+- ``checkpoints/ppo_<steps>`` every ``checkpoint_every`` updates and ``checkpoints/final`` at the
+  end (:mod:`train.checkpoints`: the data-only policy ``.npz`` + ``.json``, the frozen pool, and
+  the SB3 ``.zip`` for ``--resume``), each file written atomically;
 - ``eval/``: the final evaluation's match records, ratings table and plot.
 
-A checkpoint plays as a bot: ``agents.make("ppo:runs/.../checkpoints/final.zip")``.
+A checkpoint plays as a bot: ``agents.make("ppo:runs/.../checkpoints/final.npz")`` (numpy only).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -41,15 +43,17 @@ from typing import Any
 import numpy as np
 
 import loco_envs
-from train.config import field_docs, load_config, parse_overrides
-from train.evaluate import MAX_DECISIONS, EvalResult, evaluate, resolve_opponent
-from train.policy import (
-    OBS_TRANSFORMS,
-    NumpyPolicy,
-    checkpoint_paths,
-    read_sidecar,
+from agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy
+from loco_envs.vector import BACKENDS
+from train.checkpoints import (
+    CheckpointError,
+    checkpoint_files,
+    latest_checkpoint,
+    load_snapshots,
     save_checkpoint,
 )
+from train.config import field_docs, load_config, parse_overrides
+from train.evaluate import EvalResult, evaluate, resolve_opponent
 from train.pool import check_mix
 
 
@@ -64,19 +68,21 @@ class Args:
     env_options: dict[str, Any] = field(default_factory=dict)
     """other env options, e.g. {rounds: 3} for LOCO (not num_players)"""
     seed: int = 1
-    """seed of everything: torch, the collection envs (seed + i), evaluation"""
+    """seed of everything: torch, the games (each derived from it), the pool, evaluation"""
     torch_deterministic: bool = True
     """cudnn deterministic mode (CPU training is deterministic anyway)"""
     torch_threads: int = 1
-    """torch threads in the learner process (the collection processes use the other cores)"""
+    """torch threads in the learner process (shared-memory workers use the other cores)"""
     total_timesteps: int = 200_000
     """learner decisions to train on"""
-    num_envs: int = 4
-    """parallel collection envs"""
-    vec_env: str = "subproc"
-    """'subproc' (one process per env, across the cores) or 'dummy' (all in this process)"""
-    num_steps: int = 512
-    """decisions collected per env per update (rollout = num_envs * num_steps)"""
+    num_envs: int = 128
+    """games played side by side (one vector env; every learner step acts in all of them)"""
+    backend: str = "serial"
+    """vector env backend: 'serial' (all games in the learner's process) or 'shared_memory'"""
+    num_workers: int = 0
+    """worker processes of the shared_memory backend (0: one per core)"""
+    num_steps: int = 16
+    """decisions collected per game per update (rollout = num_envs * num_steps)"""
     learning_rate: float = 3e-4
     """Adam learning rate"""
     anneal_lr: bool = True
@@ -111,8 +117,8 @@ class Args:
     """updates between frozen snapshots of the learner added to the pool (0: none)"""
     pool_size: int = 5
     """newest snapshots kept in the pool"""
-    max_learner_steps: int = 3000
-    """truncate a game after this many learner decisions (0: never)"""
+    max_decisions: int = 5000
+    """stop a game after this many decisions of all seats, a draw (env option; 0: never)"""
     eval_every: int = 0
     """updates between evaluations during training (0: only at the end)"""
     eval_games: int = 60
@@ -130,7 +136,7 @@ class Args:
     final_checkpoint: str = ""
     """also save the final checkpoint at this path (e.g. for a tournament afterwards)"""
     resume: str = ""
-    """checkpoint (.zip) to go on from; training continues up to total_timesteps"""
+    """checkpoint (.zip) or run folder (its newest whole checkpoint) to go on from"""
     time_limit_minutes: float = 0.0
     """stop learning after this many minutes (0: none); the final checkpoint and eval still run"""
     runs_dir: str = "runs"
@@ -153,11 +159,13 @@ class Args:
             raise ValueError(f"config key {key!r}: {exc}") from None
         positive = ["total_timesteps", "num_envs", "num_steps", "batch_size", "update_epochs",
                     "pool_size", "eval_games", "torch_threads", "eval_workers"]
+        if "max_decisions" in self.env_options:
+            raise ValueError("config key 'env_options': give the cap as 'max_decisions'")
         for key in positive:
             if getattr(self, key) < 1:
                 raise ValueError(f"config key {key!r} must be >= 1, got {getattr(self, key)!r}")
-        for key in ["snapshot_every", "max_learner_steps", "eval_every", "final_eval_games",
-                    "checkpoint_every", "eval_bootstrap", "seed"]:
+        for key in ["snapshot_every", "max_decisions", "eval_every", "final_eval_games",
+                    "checkpoint_every", "eval_bootstrap", "seed", "num_workers"]:
             if getattr(self, key) < 0:
                 raise ValueError(f"config key {key!r} must be >= 0, got {getattr(self, key)!r}")
         if self.time_limit_minutes < 0:
@@ -178,9 +186,9 @@ class Args:
         if self.batch_size > self.num_envs * self.num_steps:
             raise ValueError(f"config key 'batch_size' ({self.batch_size}) must be at most "
                              f"num_envs * num_steps ({self.num_envs * self.num_steps})")
-        if self.vec_env not in ("subproc", "dummy"):
-            raise ValueError(f"config key 'vec_env' must be 'subproc' or 'dummy', got "
-                             f"{self.vec_env!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"config key 'backend' must be one of {list(BACKENDS)}, got "
+                             f"{self.backend!r}")
         if not self.net_arch or any(n < 1 for n in self.net_arch):
             raise ValueError(f"config key 'net_arch' must list positive layer sizes, got "
                              f"{self.net_arch!r}")
@@ -208,11 +216,17 @@ class Args:
                 raise ValueError(f"config key {key!r} ({getattr(self, key)}) must be a multiple "
                                  f"of num_players ({self.num_players}): each seat equally often")
         if self.resume:
-            read_sidecar(self.resume)  # ValueError when it is not a checkpoint
+            latest_checkpoint(self.resume)  # ValueError when it is not a whole checkpoint
 
     @property
     def env_kwargs(self) -> dict[str, Any]:
+        """The game's options (what a policy file records): env_options and the player count."""
         return {**self.env_options, "num_players": self.num_players}
+
+    @property
+    def play_options(self) -> dict[str, Any]:
+        """The env options of training and evaluation games: the game's and the cap."""
+        return {**self.env_kwargs, "max_decisions": self.max_decisions or None}
 
 
 def hyperparameter_table(args: Args) -> str:
@@ -223,50 +237,17 @@ def hyperparameter_table(args: Args) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Environments
-def make_env(args: Args, index: int):
-    """A thunk building the ``index``-th collection env (seeded by the vec env: seed + index)."""
-
-    def thunk():
-        from train.selfplay import SelfPlayEnv
-
-        _die_with_parent()
-        return SelfPlayEnv(args.env_id, args.env_kwargs, args.opponent_mix, args.pool_size,
-                           args.obs_transform, max_learner_steps=args.max_learner_steps)
-
-    return thunk
-
-
-def _die_with_parent() -> None:
-    """In a collection process (Linux): exit when the trainer dies, even by SIGKILL/SIGTERM.
-
-    Forked workers hold each other's pipe ends, so they would not see the trainer go away.
-    """
-    import multiprocessing
-    import signal
-
-    if multiprocessing.parent_process() is None or not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGTERM))  # PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
 def make_vec_env(args: Args):
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+    """The self-play vector env of ``args`` (with SB3's episode statistics)."""
+    from stable_baselines3.common.vec_env import VecMonitor
 
-    thunks = [make_env(args, i) for i in range(args.num_envs)]
-    if args.vec_env == "subproc" and args.num_envs > 1:
-        # fork: quick to start, and scripts calling train() need no __main__ guard; the envs
-        # never touch torch, and the learner's threads start only after the fork.
-        import multiprocessing
+    from train.pool import OpponentPool
+    from train.selfplay import SelfPlayVecEnv
 
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        venv = SubprocVecEnv(thunks, start_method=method)
-    else:
-        venv = DummyVecEnv(thunks)
+    pool = OpponentPool(args.opponent_mix, args.env_id, args.pool_size)
+    venv = SelfPlayVecEnv(args.env_id, args.num_envs, pool, args.play_options,
+                          args.obs_transform, seed=args.seed, backend=args.backend,
+                          num_workers=args.num_workers or None)
     return VecMonitor(venv)
 
 
@@ -322,46 +303,49 @@ class TrainResult:
     num_timesteps: int
     seconds: float
     evaluation: EvalResult | None
+    decisions_per_second: float = 0.0
 
 
 def run_name(args: Args) -> str:
     return f"{args.env_id}__{args.exp_name or 'ppo'}__{args.seed}__{int(time.time())}"
 
 
-def save_snapshots(path: Path, snapshots: Sequence[NumpyPolicy]) -> None:
-    """The frozen pool as one ``.npz`` (loaded back by :func:`load_snapshots` on resume)."""
-    arrays: dict[str, np.ndarray] = {}
-    for i, policy in enumerate(snapshots):
-        for j, (w, b) in enumerate([*policy.hidden, policy.action]):
-            arrays[f"s{i}_l{j}_w"], arrays[f"s{i}_l{j}_b"] = w, b
-    meta = [{"layers": len(p.hidden) + 1, "activation": p.activation,
-             "obs_transform": p.obs_transform} for p in snapshots]
-    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+class Checkpointer:
+    """Writes the run's checkpoints: the actor as a data-only policy, the pool, the SB3 zip."""
+
+    def __init__(self, args: Args, run_dir: Path, snapshots: list[NumpyPolicy]):
+        self.args = args
+        self.run_dir = run_dir
+        self.snapshots = snapshots
+
+    def policy(self, model: Any) -> NumpyPolicy:
+        return NumpyPolicy.from_sb3(model.policy, self.args.obs_transform)
+
+    def meta(self, model: Any, evaluation: EvalResult | None = None) -> dict[str, Any]:
+        return {"env_id": self.args.env_id, "env_options": self.args.env_kwargs,
+                "config": dataclasses.asdict(self.args), "seed": self.args.seed,
+                "decisions": int(model.num_timesteps),
+                "evaluation": None if evaluation is None else evaluation.summary()}
+
+    def save(self, model: Any, name: str | Path) -> Path:
+        """The checkpoint ``checkpoints/<name>`` (or the path ``name``); the zip's path."""
+        path = name if isinstance(name, Path) else self.run_dir / "checkpoints" / name
+        return save_checkpoint(path, model, self.policy(model), self.snapshots, self.meta(model))
+
+    def export(self, model: Any, name: str, evaluation: EvalResult | None = None) -> Path:
+        """Only the data-only policy (``checkpoints/<name>.npz``), e.g. for an evaluation."""
+        path = self.run_dir / "checkpoints" / name
+        try:
+            return save_policy(path, self.policy(model), self.meta(model, evaluation))
+        except OSError as exc:
+            raise CheckpointError(f"cannot write policy {path}: {exc.strerror or exc}") from None
 
 
-def load_snapshots(path: Path) -> list[NumpyPolicy]:
-    if not path.is_file():
-        return []
-    with np.load(path) as data:
-        meta = json.loads(str(data["meta"]))
-        out = []
-        for i, m in enumerate(meta):
-            layers = [(data[f"s{i}_l{j}_w"], data[f"s{i}_l{j}_b"]) for j in range(m["layers"])]
-            out.append(NumpyPolicy(layers[:-1], layers[-1], m["activation"], m["obs_transform"]))
-    return out
-
-
-def snapshots_path(checkpoint: Path) -> Path:
-    zip_path, _ = checkpoint_paths(checkpoint)
-    return zip_path.with_name(zip_path.stem + ".snapshots.npz")
-
-
-def _make_callback(args: Args, writer: Any, run_dir: Path, meta: dict[str, Any],
-                   snapshots: list[NumpyPolicy], updates_done: int):
+def _make_callback(args: Args, writer: Any, checkpointer: Checkpointer, updates_done: int):
     from stable_baselines3.common.callbacks import BaseCallback
 
     class SelfPlayCallback(BaseCallback):
-        """Snapshots, checkpoints, periodic evaluation and the pool's first-place rate."""
+        """Snapshots, checkpoints, periodic evaluation, the pool's first-place rate, time limit."""
 
         def __init__(self) -> None:
             super().__init__()
@@ -377,10 +361,11 @@ def _make_callback(args: Args, writer: Any, run_dir: Path, meta: dict[str, Any],
                 self.deadline = time.perf_counter() + 60 * args.time_limit_minutes
 
         def _on_step(self) -> bool:
-            for info, done in zip(self.locals["infos"], self.locals["dones"], strict=True):
-                if done and "first" in info:
+            for i in np.flatnonzero(self.locals["dones"]).tolist():
+                info = self.locals["infos"][i]
+                if "first" in info:
                     self.firsts.append(float(info["first"]))
-                elif done and info.get("truncated"):
+                elif info.get("truncated"):
                     self.truncated += 1
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 print(f"time limit of {args.time_limit_minutes} minutes reached at "
@@ -396,17 +381,15 @@ def _make_callback(args: Args, writer: Any, run_dir: Path, meta: dict[str, Any],
             self.logger.record("charts/updates", self.updates)
             self.firsts, self.truncated = [], 0
             if args.snapshot_every and self.updates % args.snapshot_every == 0:
-                policy = NumpyPolicy.from_sb3(self.model.policy, args.obs_transform)
-                snapshots.append(policy)
-                del snapshots[:-args.pool_size]
-                self.training_env.env_method("add_snapshot", policy)
-                self.logger.record("charts/snapshots", len(snapshots))
+                policy = checkpointer.policy(self.model)
+                checkpointer.snapshots.append(policy)
+                del checkpointer.snapshots[:-args.pool_size]
+                self.training_env.venv.add_snapshot(policy)
+                self.logger.record("charts/snapshots", len(checkpointer.snapshots))
             if args.checkpoint_every and self.updates % args.checkpoint_every == 0:
-                path = run_dir / "checkpoints" / f"ppo_{self.model.num_timesteps}"
-                _checkpoint(self.model, path, meta, snapshots)
+                checkpointer.save(self.model, f"ppo_{self.model.num_timesteps}")
             if args.eval_every and self.updates % args.eval_every == 0:
-                path = _checkpoint(self.model, run_dir / "checkpoints" / "latest", meta,
-                                   snapshots)
+                path = checkpointer.export(self.model, "latest")
                 result = _evaluate(args, path, args.eval_games, 1, None)
                 for name, value in result.scalars().items():
                     writer.add_scalar(name, value, self.model.num_timesteps)
@@ -415,19 +398,30 @@ def _make_callback(args: Args, writer: Any, run_dir: Path, meta: dict[str, Any],
     return SelfPlayCallback()
 
 
-def _checkpoint(model: Any, path: Path, meta: dict[str, Any],
-                snapshots: Sequence[NumpyPolicy]) -> Path:
-    zip_path = save_checkpoint(model, path, meta)
-    save_snapshots(snapshots_path(zip_path), snapshots)
-    return zip_path
-
-
-def _evaluate(args: Args, checkpoint: Path, games: int, workers: int,
+def _evaluate(args: Args, policy: Path, games: int, workers: int,
               out: Path | None) -> EvalResult:
     opponents = [resolve_opponent(s, args.env_id) for s in args.eval_opponents]
-    return evaluate(checkpoint, args.env_id, args.num_players, opponents, games,
-                    seed=args.seed, options=args.env_options, workers=workers,
-                    bootstrap=args.eval_bootstrap, out=out)
+    return evaluate(policy, args.env_id, args.num_players, opponents, games,
+                    seed=args.seed, options={**args.env_options,
+                                             "max_decisions": args.max_decisions or None},
+                    workers=workers, bootstrap=args.eval_bootstrap, out=out)
+
+
+def _run_dir(args: Args, resume_zip: Path | None) -> Path:
+    """``runs/<name>/``: a new one, or the folder of the checkpoint resumed from."""
+    if resume_zip is not None and resume_zip.parent.name == "checkpoints":
+        run_dir = resume_zip.parent.parent
+    else:
+        run_dir = Path(args.runs_dir) / run_name(args)
+    try:
+        (run_dir / "checkpoints").mkdir(parents=True, exist_ok=True)
+        probe = run_dir / "checkpoints" / ".writable"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise CheckpointError(f"cannot write the run folder {run_dir}: "
+                              f"{exc.strerror or exc}") from None
+    return run_dir
 
 
 def train(args: Args) -> TrainResult:
@@ -442,19 +436,15 @@ def train(args: Args) -> TrainResult:
     torch.set_num_threads(args.torch_threads)
     torch.backends.cudnn.deterministic = args.torch_deterministic
     set_random_seed(args.seed)
-    resume_zip = checkpoint_paths(args.resume)[0] if args.resume else Path()
-    if args.resume and resume_zip.parent.name == "checkpoints":
-        run_dir = resume_zip.parent.parent  # go on in runs/<name>/ (checkpoints/<ckpt>.zip)
-    else:
-        run_dir = Path(args.runs_dir) / run_name(args)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    resume_zip = latest_checkpoint(args.resume) if args.resume else None
+    run_dir = _run_dir(args, resume_zip)
     writer = SummaryWriter(str(run_dir))
     writer.add_text("hyperparameters", hyperparameter_table(args))
 
     venv = make_vec_env(args)
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
-    n_updates = -(-args.total_timesteps // (args.num_envs * args.num_steps))
-
+    rollout = args.num_envs * args.num_steps
+    n_updates = -(-args.total_timesteps // rollout)
     lr_schedule = (LinearSchedule(args.learning_rate, 0.0, 1.0) if args.anneal_lr
                    else ConstantSchedule(args.learning_rate))
     hyper = dict(learning_rate=lr_schedule, n_steps=args.num_steps, batch_size=args.batch_size,
@@ -463,13 +453,13 @@ def train(args: Args) -> TrainResult:
                  max_grad_norm=args.max_grad_norm, target_kl=args.target_kl)
     snapshots: list[NumpyPolicy] = []
     updates_done = 0
-    if args.resume:
+    if resume_zip is not None:
         model = MaskablePPO.load(resume_zip, env=venv, device="cpu", **hyper)
         model.set_random_seed(args.seed + model.num_timesteps)
-        snapshots = load_snapshots(snapshots_path(resume_zip))[-args.pool_size:]
+        snapshots = load_snapshots(checkpoint_files(resume_zip)["snapshots"])[-args.pool_size:]
         for policy in snapshots:
-            venv.env_method("add_snapshot", policy)
-        updates_done = model.num_timesteps // (args.num_envs * args.num_steps)
+            venv.venv.add_snapshot(policy)
+        updates_done = model.num_timesteps // rollout
         print(f"resuming {resume_zip} at {model.num_timesteps} decisions, "
               f"{len(snapshots)} snapshots", file=sys.stderr)
     else:
@@ -480,37 +470,34 @@ def train(args: Args) -> TrainResult:
             **hyper,
         )
     model.set_logger(tensorboard_logger(writer))
-    obs_size = venv.observation_space.shape[0]
-    meta = {"env_id": args.env_id, "options": args.env_kwargs, "observation_size": obs_size,
-            "num_actions": int(venv.action_space.n), "obs_transform": args.obs_transform,
-            "net_arch": list(args.net_arch), "activation": args.activation, "seed": args.seed,
-            "exp_name": args.exp_name}
-    callback = _make_callback(args, writer, run_dir, meta, snapshots, updates_done)
+    checkpointer = Checkpointer(args, run_dir, snapshots)
+    callback = _make_callback(args, writer, checkpointer, updates_done)
     print(f"run {run_dir}: {args.env_id}, {args.num_players} players, {args.total_timesteps} "
-          f"decisions in about {n_updates} updates of {args.num_envs}x{args.num_steps}",
+          f"decisions in about {n_updates} updates of {args.num_envs} games x {args.num_steps}",
           file=sys.stderr)
     learn_start = time.perf_counter()
     try:
         model.learn(max(0, args.total_timesteps - model.num_timesteps), callback=callback,
-                    log_interval=1,
-                    reset_num_timesteps=not args.resume, progress_bar=args.progress_bar)
-        final = _checkpoint(model, run_dir / "checkpoints" / "final", meta, snapshots)
+                    log_interval=1, reset_num_timesteps=resume_zip is None,
+                    progress_bar=args.progress_bar)
+        final = checkpointer.save(model, "final")
         if args.final_checkpoint:
-            _checkpoint(model, Path(args.final_checkpoint), meta, snapshots)
+            checkpointer.save(model, Path(args.final_checkpoint))
     finally:
         venv.close()
-    train_seconds = time.perf_counter() - start
     sps = (model.num_timesteps - callback.first_timestep) / (time.perf_counter() - learn_start)
+    train_seconds = time.perf_counter() - start
     print(f"learned at {sps:.0f} decisions/s", file=sys.stderr)
     writer.add_scalar("charts/train_seconds", train_seconds, model.num_timesteps)
     evaluation = None
     if args.final_eval_games:
-        evaluation = _evaluate(args, final, args.final_eval_games, args.eval_workers,
-                               run_dir / "eval")
+        evaluation = _evaluate(args, checkpoint_files(final)["policy"], args.final_eval_games,
+                               args.eval_workers, run_dir / "eval")
+        checkpointer.export(model, "final", evaluation)  # the policy file records its result
         for name, value in evaluation.scalars().items():
             writer.add_scalar(name, value, model.num_timesteps)
     writer.close()
-    return TrainResult(run_dir, final, int(model.num_timesteps), train_seconds, evaluation)
+    return TrainResult(run_dir, final, int(model.num_timesteps), train_seconds, evaluation, sps)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -545,7 +532,9 @@ def parse_args(argv: Sequence[str]) -> Args:
 def report(result: TrainResult) -> str:
     lines = [f"trained {result.num_timesteps} decisions in {result.seconds:.0f} s",
              f"run: {result.run_dir}  (tensorboard --logdir {result.run_dir.parent})",
-             f"checkpoint: {result.checkpoint}  (agents.make('ppo:{result.checkpoint}'))"]
+             f"learned at {result.decisions_per_second:.0f} decisions/s",
+             f"checkpoint: {result.checkpoint}  (agents.make("
+             f"'ppo:{checkpoint_files(result.checkpoint)['policy']}'))"]
     ev = result.evaluation
     if ev is not None:
         from benchmarks import ratings as R
@@ -555,7 +544,7 @@ def report(result: TrainResult) -> str:
             lines.append(f"win rate vs {spec}: {rate:.3f} ({low:.3f}-{high:.3f})")
         lines.append(f"Elo: {ev.elo[0]:.0f} ({ev.elo[1]:.0f}-{ev.elo[2]:.0f})")
         if ev.capped:
-            lines.append(f"{ev.capped} games stopped at {MAX_DECISIONS} decisions, scored as ties")
+            lines.append(f"{ev.capped} games stopped at max_decisions, scored as ties")
         lines += ["", R.markdown_table(ev.table)]
         if "plot" in ev.files:
             lines.append(f"\nplot: {ev.files['plot']}")
@@ -572,7 +561,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    os.environ.setdefault("OMP_NUM_THREADS", str(args.torch_threads))
-    result = train(args)
+    try:
+        result = train(args)
+    except (CheckpointError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     print(report(result))
     return 0

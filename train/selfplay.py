@@ -1,141 +1,195 @@
-"""A game of the suite as a single-agent Gymnasium env: the learner in one seat, bots in the rest.
+"""Self-play over a vector env: the learner's seat in N games, as one SB3 ``VecEnv``.
 
-At ``reset`` the learner takes a seat drawn from the env's seeded generator (or the fixed
-``seat``), every other seat gets an opponent from the :class:`~train.pool.OpponentPool`, and the
-opponents play until it is the learner's turn. ``step`` plays the learner's action, then the
-opponents again, so every observation returned is the *learner's*, and the learner may be asked
-several times in a row (a wild and its colour, a pick and its placements): nothing special is
-needed for that, it is just the learner's turn again.
+Each of the ``num_envs`` games of a :func:`loco_envs.make_vec` env has a learner seat (drawn per
+episode) and an opponent code for every other seat, drawn per episode from the
+:class:`~train.pool.OpponentPool`. After the learner's actions are applied (one vector step for
+all games), the opponents play until the learner is to act again in every game: per round, the
+games where a bot is to act let the vector env's own bots choose (in the worker processes with
+the shared-memory backend), and the games where a frozen snapshot is to act get their actions
+from **one forward pass per snapshot** over all of them (``NumpyPolicy.act_batch``); games where
+the learner waits are skipped (action ``-1``).
 
-When the game ends, on the learner's move or on anyone else's, ``step`` returns the learner's own
-final reward (``rewards[<learner's agent>]`` of the raw env) with ``terminated=True``. This is
-where PettingZoo's SB3 tutorial wrapper goes wrong: it hands back the next player's observation
-with the mover's reward, and a player who loses on another's move never sees its reward.
-Nothing is paid before the end, as in the env.
+What SB3 sees, per game: the learner's observation (``obs_transform`` applied), the learner's
+legal actions (``action_masks()``, what ``MaskablePPO`` reads), and at the end of a game, on the
+learner's move or on an opponent's, the learner's **own** final reward with ``done=True``; the
+info then holds ``seat``, ``final_reward``, ``first`` (share of first place) and ``opponents``.
+Nothing is paid before the end. A game stopped by the ``max_decisions`` cap is done with reward
+0 and ``truncated: True`` in its info, and is *not* bootstrapped: evaluation scores such a game
+as a tie (reward 0), so the learner is trained toward the same value. Only the first end of a
+game within one step counts: a new game that ended before the learner acted in it (possible in
+principle after an autoreset) is not the learner's episode.
 
-``action_masks()`` is what ``MaskablePPO`` reads: the learner's legal actions.
+Seeds: the games from the vector env's ``reset(seed)``; seats, opponents and snapshot sampling
+from ``numpy.random.default_rng([seed, 2])``; so the same seed gives the same run with either
+backend (``tests/train/test_selfplay.py``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 import loco_envs
-from train.policy import OBS_TRANSFORMS, NumpyPolicy, transform_observation
+from agents.ppo import NumpyPolicy, transform_observation
 from train.pool import OpponentPool
 
-__all__ = ["SelfPlayEnv"]
+__all__ = ["LEARNER", "SelfPlayVecEnv"]
+
+#: Opponent code of the learner's own seat.
+LEARNER = -1
 
 
-class SelfPlayEnv(gym.Env):
-    """The learner's side of a game against the pool (see the module docstring).
+class SelfPlayVecEnv(VecEnv):
+    """The learner's side of ``num_envs`` games against the pool (see the module docstring)."""
 
-    ``max_learner_steps`` truncates a game that drags on (``truncated=True``, reward 0);
-    0 means never.
-    """
-
-    metadata = {"render_modes": []}
-
-    def __init__(self, env_id: str, env_options: dict[str, Any] | None = None,
-                 opponent_mix: dict[str, float] | None = None, pool_size: int = 5,
-                 obs_transform: str = "log1p", seat: int | None = None,
-                 max_learner_steps: int = 0):
-        super().__init__()
-        self.env_id = env_id
-        self.raw = loco_envs.make(env_id, wrapped=False, **(env_options or {}))
-        self.num_players = self.raw.num_players
-        if seat is not None and not 0 <= seat < self.num_players:
-            raise ValueError(f"seat {seat} out of range 0..{self.num_players - 1}")
-        if obs_transform not in OBS_TRANSFORMS:
-            raise ValueError(f"config key 'obs_transform' must be one of {list(OBS_TRANSFORMS)}, "
-                             f"got {obs_transform!r}")
-        self.fixed_seat = seat
+    def __init__(self, env_id: str, num_envs: int, pool: OpponentPool,
+                 env_options: dict[str, Any] | None = None, obs_transform: str = "log1p",
+                 seed: int = 0, backend: str = "serial", num_workers: int | None = None):
+        self.vec = loco_envs.make_vec(env_id, num_envs, backend=backend, num_workers=num_workers,
+                                      bots=pool.bots, **(env_options or {}))
+        self.pool = pool
         self.obs_transform = obs_transform
-        self.max_learner_steps = max_learner_steps
-        self.pool = OpponentPool(opponent_mix or {"random": 1.0}, env_id, pool_size)
-        size = self.raw.observation_size()
-        high = float(transform_observation(np.array([self.raw.observation_high]),
-                                           obs_transform)[0])
-        self.observation_space = spaces.Box(0.0, high, (size,), np.float32)
-        self.action_space = spaces.Discrete(self.raw.game_class.NUM_ACTIONS)
-        self.seat = 0
-        self.agent = self.raw.possible_agents[0]
-        self.opponents: dict[int, Any] = {}
-        self._steps = 0
-        self._done = True
+        self.num_players = self.vec.num_players
+        raw = self.vec.single_observation_space
+        high = float(transform_observation(np.array([raw.high.max()]), obs_transform)[0])
+        obs_space = spaces.Box(0.0, high, raw.shape, np.float32)
+        super().__init__(num_envs, obs_space, self.vec.single_action_space)
+        self._seed = seed
+        self.rng = np.random.default_rng([seed, 2])
+        self.learner_seat = np.zeros(num_envs, np.int64)
+        self.opponents = np.full((num_envs, self.num_players), LEARNER, np.int64)
+        self._rows = np.arange(num_envs)
+        self._actions = np.zeros(num_envs, np.int64)
 
-    # --- Gymnasium API -----------------------------------------------------------------
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
-        rng = self.np_random
-        self.seat = (self.fixed_seat if self.fixed_seat is not None
-                     else int(rng.integers(self.num_players)))
-        self.agent = self.raw.possible_agents[self.seat]
-        self.opponents = {s: self.pool.sample(rng) for s in range(self.num_players)
-                          if s != self.seat}
-        self.raw.reset(seed=int(rng.integers(2**31 - 1)))
-        self._steps = 0
-        self._done = False
-        self._play_opponents()
-        if self.raw.game.terminal:  # a game the learner never acted in (not in these games)
-            self._done = True
-        return self._observation(), {"seat": self.seat}
+    # --- SB3 VecEnv API --------------------------------------------------------------------
+    def reset(self) -> np.ndarray:
+        self.vec.reset(seed=self._seed)
+        self.rng = np.random.default_rng([self._seed, 2])
+        self._new_episodes(self._rows)
+        self._play_opponents(None, None, None, counting=np.zeros(self.num_envs, bool))
+        return self._observations()
 
-    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
-        if self._done:
-            raise RuntimeError("step() after the end of the episode: call reset()")
-        if self.raw.agent_selection != self.agent:  # cannot happen: opponents played
-            raise RuntimeError("the learner was asked to act out of turn")
-        self.raw.step(int(action))  # an illegal action raises, naming the rule
-        self._steps += 1
-        self._play_opponents()
-        if self.raw.game.terminal:
-            self._done = True
-            reward = float(self.raw.rewards[self.agent])
-            return self._observation(), reward, True, False, self._final_info(reward)
-        if self.max_learner_steps and self._steps >= self.max_learner_steps:
-            self._done = True
-            return self._observation(), 0.0, False, True, {"seat": self.seat, "truncated": True}
-        return self._observation(), 0.0, False, False, {}
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions, np.int64).reshape(self.num_envs)
+
+    def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+        n = self.num_envs
+        rewards = np.zeros(n, np.float32)
+        dones = np.zeros(n, bool)
+        infos: list[dict] = [{} for _ in range(n)]
+        counting = np.ones(n, bool)  # the learner just acted in every game's current episode
+        self.vec.step(self._actions)
+        self._collect_ends(self._rows, rewards, dones, infos, counting)
+        self._play_opponents(rewards, dones, infos, counting)
+        return self._observations(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions now (all zeros once the game is over)."""
-        return self.raw.observe(self.agent)["action_mask"].astype(bool)
+        """``(N, A) bool``: the learner's legal actions in each game."""
+        return self.vec.masks.astype(bool)
 
-    def add_snapshot(self, policy: NumpyPolicy) -> None:
-        """Put a frozen copy of the learner into the pool (the trainer broadcasts it)."""
-        self.pool.add_snapshot(policy)
+    def env_method(self, method_name: str, *method_args: Any, indices: Any = None,
+                   **method_kwargs: Any) -> list[Any]:
+        if method_name == "action_masks":  # sb3-contrib's get_action_masks stacks these rows
+            return list(self.action_masks()[self._indices(indices)])
+        raise AttributeError(f"SelfPlayVecEnv has no per-game method {method_name!r}")
 
-    # --- internals -----------------------------------------------------------------------
-    def _play_opponents(self) -> None:
-        raw, game, rng = self.raw, self.raw.game, self.np_random
-        while not game.terminal and raw.agent_selection != self.agent:
-            agent = raw.agent_selection
-            opponent = self.opponents[raw.seat(agent)]
-            if hasattr(opponent, "act_observation"):  # a snapshot: its own observation vector
-                obs = raw.observe(agent)
-                action = opponent.act_observation(obs["observation"], obs["action_mask"], rng)
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        if attr_name == "render_mode":
+            return [None for _ in self._indices(indices)]
+        raise AttributeError(f"SelfPlayVecEnv has no per-game attribute {attr_name!r}")
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        raise AttributeError(f"SelfPlayVecEnv has no per-game attribute {attr_name!r}")
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False for _ in self._indices(indices)]
+
+    def has_attr(self, attr_name: str) -> bool:
+        return attr_name == "action_masks"
+
+    def seed(self, seed: int | None = None) -> Sequence[None | int]:
+        if seed is not None:
+            self._seed = int(seed)
+        return [None for _ in range(self.num_envs)]
+
+    def close(self) -> None:
+        self.vec.close()
+
+    # --- the pool ----------------------------------------------------------------------------
+    def add_snapshot(self, policy: NumpyPolicy) -> int:
+        """Put a frozen copy of the learner into the pool (games playing old ones keep them).
+
+        Returns its opponent code.
+        """
+        in_use = self.opponents[self.opponents >= len(self.pool.bots)]
+        return self.pool.add_snapshot(policy, np.unique(in_use).tolist())
+
+    # --- internals -----------------------------------------------------------------------------
+    def _indices(self, indices: Any) -> list[int]:
+        if indices is None:
+            return list(range(self.num_envs))
+        return [indices] if isinstance(indices, int) else list(indices)
+
+    def _observations(self) -> np.ndarray:
+        return transform_observation(self.vec.obs, self.obs_transform).copy()
+
+    def _new_episodes(self, games: np.ndarray) -> None:
+        """A learner seat and opponents for the new episode of each of ``games``."""
+        if games.size == 0:
+            return
+        p = self.num_players
+        self.learner_seat[games] = self.rng.integers(p, size=games.size)
+        codes = self.pool.sample(self.rng, games.size * p).reshape(games.size, p)
+        codes[np.arange(games.size), self.learner_seat[games]] = LEARNER
+        self.opponents[games] = codes
+        # only the learner's and the snapshots' seats need observation vectors
+        self.vec.observed[games] = (codes == LEARNER) | (codes >= len(self.pool.bots))
+
+    def _play_opponents(self, rewards, dones, infos, counting: np.ndarray) -> None:
+        """Opponents move, round by round, until the learner is to act in every game."""
+        vec, n_bots = self.vec, len(self.pool.bots)
+        while True:
+            who = self.opponents[self._rows, vec.seats]
+            waiting = np.flatnonzero(who != LEARNER)
+            if waiting.size == 0:
+                return
+            actions = np.full(self.num_envs, -1, np.int64)
+            bots = np.full(self.num_envs, -1, np.int64)
+            codes = who[waiting]
+            by_bot = waiting[codes < n_bots]
+            bots[by_bot] = who[by_bot]
+            for code in np.unique(codes[codes >= n_bots]).tolist():
+                games = waiting[codes == code]
+                actions[games] = self.pool.policy(code).act_batch(vec.obs[games],
+                                                                  vec.masks[games], self.rng)
+            vec.step(actions, bots)
+            self._collect_ends(waiting, rewards, dones, infos, counting)
+
+    def _collect_ends(self, games: np.ndarray, rewards, dones, infos,
+                      counting: np.ndarray) -> None:
+        """The learner's result for games among ``games`` that just ended; new episodes."""
+        vec = self.vec
+        ended = games[vec.terminations[games] | vec.truncations[games]]
+        if ended.size == 0:
+            return
+        for i in ended[counting[ended]].tolist():
+            seat = int(self.learner_seat[i])
+            reward = float(vec.rewards[i, seat])
+            rewards[i], dones[i] = reward, True
+            info: dict[str, Any] = {
+                "seat": seat, "final_reward": reward,
+                "opponents": [self.pool.name(int(c)) for s, c in enumerate(self.opponents[i])
+                              if s != seat]}
+            if vec.truncations[i]:
+                info["truncated"] = True
             else:
-                action = opponent.act(raw.view(agent), game.legal_mask(), rng)
-            raw.step(action)
-
-    def _observation(self) -> np.ndarray:
-        return transform_observation(self.raw.observe(self.agent)["observation"],
-                                     self.obs_transform)
-
-    def _final_info(self, reward: float) -> dict[str, Any]:
-        info = dict(self.raw.infos[self.agent])  # score and rank
-        ranks = self.raw.game.final_ranks()
-        best = min(ranks)
-        info.update(
-            seat=self.seat,
-            final_reward=reward,
-            first=(ranks[self.seat] == best) / sum(r == best for r in ranks),
-            opponents=[getattr(self.opponents[s], "name", "?") for s in sorted(self.opponents)],
-        )
-        return info
+                ranks = vec.buf.ranks[i]
+                best = ranks.min()
+                info["first"] = float(ranks[seat] == best) / int((ranks == best).sum())
+            infos[i] = info
+        counting[ended] = False
+        self._new_episodes(ended)

@@ -29,7 +29,10 @@ argument                meaning
 Arrays, all written in place by every call (the same objects each time; copy what you keep):
 
 - ``obs`` ``(N, D) float32``: game ``i``'s observation **for its seat to act**, encoded from
-  that seat's view only (the game's ``encode(seat)``, the vector ``observe`` gives);
+  that seat's view only (the game's ``encode(seat)``, the vector ``observe`` gives); the
+  ``observed`` array ``(N, P) bool`` (all True unless set) can switch it off for seats that a
+  bot plays from its view, which saves the encoding (their ``obs`` row is then left as it was,
+  except at an episode's first decision, which is always encoded);
 - ``masks`` ``(N, A) int8``: that seat's legal actions; ``seats`` ``(N,)``: the seat to act;
 - ``rewards`` ``(N, P) float32``: every seat's reward for the step (non-zero only at a real end:
   the env's ``rank`` or ``score`` reward; a truncation pays 0); ``terminations`` and

@@ -56,6 +56,7 @@ def buffer_layout(num_envs: int, obs_size: int, num_actions: int,
         "episode_seeds": ((n,), np.int64),
         "actions": ((n,), np.int64),
         "bots": ((n,), np.int64),
+        "observed": ((n, p), np.bool_),
     }
 
 
@@ -75,6 +76,7 @@ class Buffers:
     episode_seeds: np.ndarray
     actions: np.ndarray
     bots: np.ndarray
+    observed: np.ndarray
 
     def rows(self, start: int, stop: int) -> Buffers:
         """Views of games ``start..stop-1`` (a worker's slice)."""
@@ -115,9 +117,9 @@ class GameBatch:
         env = self.envs[j]
         env.reset(seed=seed)
         self.buf.episode_seeds[j] = seed
-        self._write(j, env)
+        self._write(j, env, fresh=True)
 
-    def _write(self, j: int, env: Any) -> None:
+    def _write(self, j: int, env: Any, fresh: bool = False) -> None:
         game, b = env.game, self.buf
         if env.over:  # only with autoreset disabled: nothing to act on
             b.seats[j] = -1
@@ -125,7 +127,10 @@ class GameBatch:
             return
         seat = game.current_seat
         b.seats[j] = seat
-        b.obs[j] = env.encode(seat)
+        # A seat a bot plays reads its view: no encoding, except at an episode's first decision
+        # (the caller only learns of the new episode, and who plays it, after this step).
+        if fresh or b.observed[j, seat]:
+            b.obs[j] = env.encode(seat)
         b.masks[j] = game.legal_mask()
 
     def step(self) -> None:

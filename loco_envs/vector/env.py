@@ -79,6 +79,7 @@ class VectorGameEnv(VectorEnv):
             self.buf = self._start_workers(num_workers, autoreset)
         self.buf.actions[:] = -1
         self.buf.bots[:] = -1
+        self.buf.observed[:] = True
         self._reset_done = False
 
     # --- the arrays (written in place by every call) ---------------------------------------
@@ -91,6 +92,13 @@ class VectorGameEnv(VectorEnv):
     def masks(self) -> np.ndarray:
         """``(N, A) int8``: the legal actions of each game's seat to act."""
         return self.buf.masks
+
+    @property
+    def observed(self) -> np.ndarray:
+        """``(N, P) bool``, all True by default: set ``observed[i, s] = False`` and game ``i``'s
+        ``obs`` row is not written when seat ``s`` is to act (a bot that reads views plays it).
+        """
+        return self.buf.observed
 
     @property
     def seats(self) -> np.ndarray:

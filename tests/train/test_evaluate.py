@@ -1,27 +1,71 @@
-"""Evaluation games: the tournament runner's games, with a length cap scored as a tie."""
+"""Evaluation and tournaments with ppo: agents: the batched path plays the runner's games."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import loco_envs
+from agents.ppo import NumpyPolicy, save_policy
 from benchmarks import ratings as R
 from benchmarks import tournament as T
-from train.evaluate import metric_name, play_capped, resolve_opponent
+from train.evaluate import evaluate, metric_name, resolve_opponent
+from train.games import play_tasks
 
 
-def test_capped_play_is_the_runners_game_when_it_ends() -> None:
-    for env_id, seats in [("loco_v0", ["loco/heuristic", "random"]),
-                          ("mampfos_v0", ["random", "mampfos/heuristic", "random"])]:
-        mine = play_capped(env_id, seats, seed=11, game_index=4)
-        theirs = T.play_game(env_id, seats, seed=11, game_index=4)
-        assert not mine["capped"]
-        assert mine == theirs
+def random_policy_file(tmp_path: Path, env_id: str, players: int) -> str:
+    env = loco_envs.make(env_id, wrapped=False, num_players=players)
+    size, n = env.observation_size(), env.game_class.NUM_ACTIONS
+    rng = np.random.default_rng(0)
+    policy = NumpyPolicy([(rng.normal(size=(16, size)).astype(np.float32) * 0.1,
+                           np.zeros(16, np.float32))],
+                         (rng.normal(size=(n, 16)).astype(np.float32), np.zeros(n, np.float32)),
+                         "tanh", "log1p")
+    path = save_policy(tmp_path / f"{env_id}_{players}", policy,
+                       {"env_id": env_id, "env_options": {"num_players": players}})
+    return f"ppo:{path}"
 
 
-def test_a_stalled_game_is_stopped_and_scored_as_a_tie() -> None:
-    record = play_capped("loco_v0", ["random", "random"], seed=3, max_decisions=10)
+@pytest.mark.parametrize(("env_id", "players", "other"),
+                         [("moco_v0", 3, "moco/heuristic"), ("mampfos_v0", 2, "random"),
+                          ("loco_v0", 2, "loco/heuristic")])
+def test_batched_games_are_the_runners_games(tmp_path: Path, env_id, players, other) -> None:
+    me = random_policy_file(tmp_path, env_id, players)
+    t = T.Tournament(env_id, players, (me, other, "random"), 6, seed=4,
+                     options={"max_decisions": 3000})
+    tasks = [(env_id, seats, seed, g, dict(t.options), None, None)
+             for g, seed, seats in T.schedule(t)]
+    batched = play_tasks(tasks)
+    one_by_one = [T.play_game(*task) for task in tasks]
+    assert batched == one_by_one
+
+
+def test_tournament_with_a_ppo_agent_is_the_same_with_one_or_two_workers(tmp_path: Path) -> None:
+    me = random_policy_file(tmp_path, "moco_v0", 2)
+    t = T.Tournament("moco_v0", 2, (me, "random"), 8, seed=2)
+    assert T.play(t, workers=1, progress=False) == T.play(t, workers=2, progress=False)
+
+
+def test_a_stalled_game_is_stopped_and_scored_as_a_tie(tmp_path: Path) -> None:
+    me = random_policy_file(tmp_path, "loco_v0", 2)
+    (record,) = play_tasks([("loco_v0", (me, "random"), 3, 0, {"max_decisions": 10}, None,
+                             None)])
     assert record["capped"] and record["steps"] == 10
     assert record["ranks"] == [0, 0]
-    record["agents"] = ["random"]
+    record["agents"] = [me, "random"]
     R.compute_ratings([record], bootstrap=0)  # a valid match record
+
+
+def test_evaluate_rates_the_policy_against_each_opponent(tmp_path: Path) -> None:
+    me = random_policy_file(tmp_path, "moco_v0", 2).removeprefix("ppo:")
+    result = evaluate(me, "moco_v0", 2, ["random", "moco/heuristic"], 4, seed=1,
+                      options={"max_decisions": 2000}, bootstrap=10, out=tmp_path / "eval")
+    assert set(result.win_rates) == {"random", "moco/heuristic"}
+    assert len(result.records) == 8
+    assert result.summary()["games"] == 8
+    assert (tmp_path / "eval" / "ratings.png").is_file()
 
 
 def test_names() -> None:

@@ -1,116 +1,169 @@
-"""The single-agent adapter: the learner's own final reward in every seat, whoever moved last."""
+"""The self-play vector env: the learner's own view and final reward, batched opponents, seeds."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from agents.ppo import NumpyPolicy
 from loco_envs.core.rewards import rank_rewards
-from train.policy import NumpyPolicy
-from train.selfplay import SelfPlayEnv
+from train.pool import OpponentPool
+from train.selfplay import SelfPlayVecEnv
 
-GAMES = [("loco_v0", 2), ("loco_v0", 3), ("moco_v0", 2), ("moco_v0", 3), ("momo_v0", 2),
-         ("mampfos_v0", 2), ("mampfos_v0", 3)]
+GAMES = [("loco_v0", 2), ("moco_v0", 2), ("moco_v0", 3), ("momo_v0", 2),
+         ("mampfos_v0", 3)]
 
 
-def play_episode(env: SelfPlayEnv, seed: int) -> tuple[list[float], dict]:
-    """A uniformly random learner; checks every observation handed back is the learner's."""
+def make(env_id: str, players: int, n: int = 6, mix: dict | None = None, **kw) -> SelfPlayVecEnv:
+    pool = OpponentPool(mix or {"random": 1.0}, env_id)
+    options = {"num_players": players, **kw.pop("options", {})}
+    return SelfPlayVecEnv(env_id, n, pool, options, seed=kw.pop("seed", 3), **kw)
+
+
+def random_policy(env: SelfPlayVecEnv, seed: int = 0) -> NumpyPolicy:
     rng = np.random.default_rng(seed)
-    obs, info = env.reset(seed=seed)
-    assert info["seat"] == env.seat
-    rewards: list[float] = []
-    while True:
-        raw = env.raw
-        assert raw.agent_selection == env.agent and not raw.game.terminal
-        mask = env.action_masks()
-        np.testing.assert_array_equal(mask, raw.observe(env.agent)["action_mask"].astype(bool))
-        assert obs.shape == env.observation_space.shape
-        obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
-        rewards.append(reward)
-        assert not truncated
-        if terminated:
-            return rewards, info
-        assert reward == 0.0  # nothing is paid before the end
+    size, n = env.observation_space.shape[0], env.action_space.n
+    return NumpyPolicy([(rng.normal(size=(16, size)).astype(np.float32),
+                         np.zeros(16, np.float32))],
+                       (rng.normal(size=(n, 16)).astype(np.float32), np.zeros(n, np.float32)))
+
+
+def random_actions(env: SelfPlayVecEnv, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+
+
+def check_learners_turn(env: SelfPlayVecEnv, obs: np.ndarray) -> None:
+    """Every game waits on the learner, and hands back the learner's own observation."""
+    np.testing.assert_array_equal(env.vec.seats, env.learner_seat)
+    for i in range(env.num_envs):
+        raw = env.vec.game_env(i)
+        agent = raw.possible_agents[int(env.learner_seat[i])]
+        seen = raw.observe(agent)
+        np.testing.assert_allclose(obs[i], np.log1p(seen["observation"]), rtol=1e-6)
+        np.testing.assert_array_equal(env.action_masks()[i], seen["action_mask"].astype(bool))
 
 
 @pytest.mark.parametrize(("env_id", "players"), GAMES)
 def test_learner_gets_its_own_final_reward_in_every_seat(env_id: str, players: int) -> None:
-    game = env_id.removesuffix("_v0")
-    ended_on_opponent = ended_on_learner = consecutive = 0
-    for seat in range(players):
-        env = SelfPlayEnv(env_id, {"num_players": players},
-                          {"random": 1.0, f"{game}/heuristic": 1.0}, seat=seat)
-        for seed in range(4 if env_id != "loco_v0" else 3):
-            rewards, info = play_episode(env, 100 * seat + seed)
-            raw = env.raw
-            expected = rank_rewards(raw.game.final_ranks())[seat]
-            assert sum(rewards) == pytest.approx(expected)
-            assert rewards[-1] == pytest.approx(raw.rewards[env.agent])
-            assert info["final_reward"] == pytest.approx(expected)
-            assert info["rank"] == raw.game.final_ranks()[seat]
-            movers = [s for s, _ in raw._moves]
-            if movers[-1] == seat:
-                ended_on_learner += 1
-            else:
-                ended_on_opponent += 1
-            consecutive += sum(a == b == seat for a, b in zip(movers, movers[1:], strict=False))
-    # Both endings happened, and the learner was asked several times in a row.
-    assert ended_on_opponent > 0 and ended_on_learner > 0
-    assert consecutive > 0
+    env = make(env_id, players, n=8)
+    ended_by = {"learner": 0, "opponent": 0}
+    collect = env._collect_ends
+    first_call = [False]
 
+    def spy(games, rewards, dones, infos, counting):  # noqa: ANN001
+        before = int(dones.sum()) if dones is not None else 0
+        collect(games, rewards, dones, infos, counting)
+        if dones is not None and dones.sum() > before:
+            ended_by["learner" if first_call[0] else "opponent"] += int(dones.sum()) - before
+        first_call[0] = False
 
-def test_seat_is_drawn_from_the_seed() -> None:
-    env = SelfPlayEnv("moco_v0", {"num_players": 3})
-    seats = [env.reset(seed=s)[1]["seat"] for s in range(30)]
-    assert set(seats) == {0, 1, 2}
-    again = [env.reset(seed=s)[1]["seat"] for s in range(30)]
-    assert seats == again
-
-
-def test_same_seed_same_episode() -> None:
-    runs = []
-    for _ in range(2):
-        env = SelfPlayEnv("mampfos_v0", {"num_players": 3}, {"random": 1, "mampfos/heuristic": 1})
-        rewards, _ = play_episode(env, 5)
-        runs.append((rewards, [m for m in env.raw._moves]))
-    assert runs[0] == runs[1]
-
-
-def test_snapshot_opponents_act_on_their_own_observation() -> None:
-    env = SelfPlayEnv("moco_v0", {"num_players": 2}, {"random": 1e-9, "snapshot": 1.0}, seat=0)
+    env._collect_ends = spy
     rng = np.random.default_rng(0)
-    size, n = env.observation_space.shape[0], env.action_space.n
-    policy = NumpyPolicy([(rng.normal(size=(16, size)).astype(np.float32), np.zeros(16))],
-                         (rng.normal(size=(n, 16)).astype(np.float32), np.zeros(n)))
-    seen = []
+    obs = env.reset()
+    seats_seen = set()
+    for _ in range(200 if env_id != "loco_v0" else 150):
+        check_learners_turn(env, obs)
+        env.step_async(random_actions(env, rng))
+        first_call[0] = True  # step_wait's first look at ended games follows the learner's move
+        obs, rewards, dones, infos = env.step_wait()
+        assert not rewards[~dones].any()  # nothing is paid before the end
+        for i in np.flatnonzero(dones).tolist():
+            info = infos[i]
+            seats_seen.add(info["seat"])
+            ranks = env.vec.buf.ranks[i]  # the game that just ended (one end per game here)
+            assert rewards[i] == pytest.approx(rank_rewards(list(ranks))[info["seat"]])
+            assert info["final_reward"] == rewards[i]
+            assert len(info["opponents"]) == players - 1
+    assert seats_seen == set(range(players))
+    assert sum(ended_by.values()) > 0
+    if env_id != "loco_v0":  # few random LOCO games end within the test: either way may miss
+        assert ended_by["learner"] > 0 and ended_by["opponent"] > 0
+    env.close()
+
+
+def test_each_snapshot_decides_for_all_its_games_in_one_forward_pass() -> None:
+    env = make("moco_v0", 2, n=8, mix={"random": 1e-9, "snapshot": 1.0})
+    calls = []
 
     class Spy(NumpyPolicy):
-        def act_observation(self, obs, mask, rng, deterministic=True):  # noqa: ANN001
-            agent = env.raw.agent_selection
-            assert agent != env.agent
-            np.testing.assert_array_equal(obs, env.raw.observe(agent)["observation"])
-            seen.append(agent)
-            return super().act_observation(obs, mask, rng, deterministic)
+        def act_batch(self, obs, masks, rng, deterministic=False):  # noqa: ANN001
+            who = env.opponents[np.arange(env.num_envs), env.vec.seats]
+            games = np.flatnonzero(who == self.code)
+            calls.append((self.code, len(obs)))
+            # the rows are the observations of the games where it is to act, from its seat
+            for row, i in zip(obs, games, strict=True):
+                raw = env.vec.game_env(int(i))
+                np.testing.assert_array_equal(row, raw.observe(raw.agent_selection)["observation"])
+            return super().act_batch(obs, masks, rng, deterministic)
 
-    env.add_snapshot(Spy(policy.hidden, policy.action))
-    play_episode(env, 0)
-    assert seen and set(seen) == {"player_1"}
+    base = random_policy(env)
+    codes = set()
+    for _ in range(2):
+        spy = Spy(base.hidden, base.action)
+        spy.code = env.add_snapshot(spy)
+        codes.add(spy.code)
+    rng = np.random.default_rng(1)
+    env.reset()
+    calls.clear()
+    for _ in range(20):
+        env.step_async(random_actions(env, rng))
+        env.step_wait()
+    assert {code for code, _ in calls} == codes
+    assert max(size for _, size in calls) > 1  # several games in one pass
+    env.close()
 
 
-def test_truncation_after_max_learner_steps() -> None:
-    env = SelfPlayEnv("loco_v0", {"num_players": 2}, max_learner_steps=3, seat=0)
-    env.reset(seed=1)
-    results = [env.step(int(np.flatnonzero(env.action_masks())[0])) for _ in range(3)]
-    assert [r[3] for r in results] == [False, False, True]
-    assert results[-1][1] == 0.0
-    with pytest.raises(RuntimeError, match="reset"):
-        env.step(0)
+def test_same_seed_same_run_with_either_backend() -> None:
+    runs = []
+    for backend in ("serial", "shared_memory", "serial"):
+        env = make("mampfos_v0", 3, n=5, backend=backend, num_workers=2,
+                   mix={"random": 1, "mampfos/heuristic": 1, "snapshot": 1})
+        env.add_snapshot(random_policy(env))
+        rng = np.random.default_rng(7)
+        trace = [env.reset()]
+        for _ in range(60):
+            env.step_async(random_actions(env, rng))
+            obs, rewards, dones, _ = env.step_wait()
+            trace += [obs, rewards, dones]
+        env.close()
+        runs.append(trace)
+    for a, b, c in zip(*runs, strict=True):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
+
+
+def test_a_game_stopped_at_max_decisions_is_done_with_reward_zero() -> None:
+    env = make("loco_v0", 2, n=3, options={"max_decisions": 4})
+    rng = np.random.default_rng(0)
+    env.reset()
+    truncated = 0
+    for _ in range(6):
+        env.step_async(random_actions(env, rng))
+        _, rewards, dones, infos = env.step_wait()
+        for i in np.flatnonzero(dones).tolist():
+            assert infos[i].get("truncated") and rewards[i] == 0.0 and "first" not in infos[i]
+            truncated += 1
+    assert truncated > 0
+    env.close()
 
 
 def test_bad_arguments_are_clear() -> None:
-    with pytest.raises(ValueError, match="seat"):
-        SelfPlayEnv("moco_v0", {"num_players": 2}, seat=2)
     with pytest.raises(ValueError, match="opponent_mix"):
-        SelfPlayEnv("moco_v0", {"num_players": 2}, {"loco/heuristic": 1.0})
-    with pytest.raises(ValueError, match="obs_transform"):
-        SelfPlayEnv("moco_v0", {"num_players": 2}, obs_transform="sqrt")
+        OpponentPool({"loco/heuristic": 1.0}, "moco_v0")
+    with pytest.raises(ValueError, match="pool_size"):
+        OpponentPool({"random": 1.0}, "moco_v0", 0)
+    with pytest.raises(ValueError, match="num_players"):
+        make("moco_v0", 9)
+
+
+def test_pool_keeps_old_snapshots_that_games_still_play() -> None:
+    pool = OpponentPool({"random": 1.0, "snapshot": 1.0}, "moco_v0", max_snapshots=1)
+    policy = NumpyPolicy([], (np.zeros((3, 4), np.float32), np.zeros(3, np.float32)))
+    first = pool.add_snapshot(policy)
+    second = pool.add_snapshot(policy, in_use=[first])
+    assert pool.policy(first) is policy and len(pool.snapshots) == 1
+    pool.add_snapshot(policy, in_use=[])
+    with pytest.raises(KeyError):
+        pool.policy(second)
+    codes = pool.sample(np.random.default_rng(0), 200)
+    assert set(codes.tolist()) <= {0, first + 2}

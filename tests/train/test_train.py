@@ -1,8 +1,13 @@
-"""Short training runs of every game, checkpoints as bots, resume, and the numpy actor."""
+"""Short training runs of every game: checkpoints as data-only bots, resume, faults."""
 
 from __future__ import annotations
 
-import json
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -12,14 +17,15 @@ pytest.importorskip("sb3_contrib")
 
 import agents  # noqa: E402
 import loco_envs  # noqa: E402
+from agents.ppo import NumpyPolicy, load_policy  # noqa: E402
 from benchmarks import tournament as T  # noqa: E402
-from train.policy import NumpyPolicy, load_bot, load_policy, read_sidecar  # noqa: E402
-from train.ppo import Args, load_snapshots, snapshots_path, train  # noqa: E402
+from train import checkpoints as C  # noqa: E402
+from train.ppo import Args, main, train  # noqa: E402
 
-TINY = dict(total_timesteps=128, num_envs=2, vec_env="dummy", num_steps=32, batch_size=32,
-            update_epochs=1, net_arch=[32], snapshot_every=1, pool_size=2, checkpoint_every=2,
-            eval_games=2, final_eval_games=2, eval_bootstrap=10, progress_bar=False,
-            max_learner_steps=400)
+TINY = dict(total_timesteps=128, num_envs=4, num_steps=16, batch_size=32, update_epochs=1,
+            net_arch=[32], snapshot_every=1, pool_size=2, checkpoint_every=2, eval_games=2,
+            final_eval_games=2, eval_bootstrap=10, progress_bar=False, max_decisions=400)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def tiny_args(tmp_path: Path, env_id: str, **kw) -> Args:
@@ -43,12 +49,17 @@ def test_smoke_run_of_each_game(tmp_path: Path, env_id: str) -> None:
     result = train(tiny_args(tmp_path, env_id))
     assert result.num_timesteps >= 128
     assert result.run_dir.name.startswith(f"{env_id}__smoke__1__")
-    assert result.checkpoint.is_file()
-    meta = read_sidecar(result.checkpoint)
-    assert meta["env_id"] == env_id and meta["options"]["num_players"] == 2
-    # Two updates: two snapshots broadcast and saved, a checkpoint at update 2.
-    assert len(load_snapshots(snapshots_path(result.checkpoint))) == 2
-    assert list((result.run_dir / "checkpoints").glob("ppo_*.zip"))
+    files = C.checkpoint_files(result.checkpoint)
+    assert all(p.is_file() for p in files.values())
+    policy, doc = load_policy(files["policy"])  # the data-only format, validated
+    assert doc["env_id"] == env_id and doc["env_options"] == {"num_players": 2}
+    assert doc["provenance"]["decisions"] == result.num_timesteps
+    assert set(doc["provenance"]["evaluation"]["win_rates"]) == {
+        "random", f"{env_id.removesuffix('_v0')}/heuristic"}
+    # Two updates: two snapshots in the pool, a checkpoint (all its files) at update 2.
+    assert len(C.load_snapshots(files["snapshots"])) == 2
+    (periodic,) = (result.run_dir / "checkpoints").glob("ppo_*.zip")
+    assert all(p.is_file() for p in C.checkpoint_files(periodic).values())
     game = env_id.removesuffix("_v0")
     ev = result.evaluation
     assert set(ev.scalars()) == {"eval/winrate_vs_random", f"eval/winrate_vs_{game}_heuristic",
@@ -58,27 +69,29 @@ def test_smoke_run_of_each_game(tmp_path: Path, env_id: str) -> None:
     tags = scalar_tags(result.run_dir)
     assert {"charts/SPS", "losses/value_loss", "losses/entropy", "eval/elo",
             "eval/winrate_vs_random"} <= tags
-    # The checkpoint plays as a bot through the tournament runner.
-    record = T.play_game(env_id, [f"ppo:{result.checkpoint}", "random"], seed=3)
+    # The exported policy plays as a bot through the tournament runner (numpy only).
+    record = T.play_game(env_id, [f"ppo:{files['policy']}", "random"], seed=3)
     assert sorted(record["ranks"]) in ([0, 1], [0, 0])
 
 
-def test_periodic_eval_subproc_and_resume(tmp_path: Path) -> None:
-    args = tiny_args(tmp_path, "mampfos_v0", vec_env="subproc", eval_every=1,
-                     final_eval_games=0, final_checkpoint=str(tmp_path / "out" / "final"))
+def test_periodic_eval_shared_memory_and_resume_from_the_run_folder(tmp_path: Path) -> None:
+    args = tiny_args(tmp_path, "mampfos_v0", backend="shared_memory", num_workers=2,
+                     eval_every=1, final_eval_games=0,
+                     final_checkpoint=str(tmp_path / "out" / "final"))
     first = train(args)
     assert first.evaluation is None
-    assert (tmp_path / "out" / "final.zip").is_file()
+    assert (tmp_path / "out" / "final.npz").is_file()
     tags = scalar_tags(first.run_dir)
     assert {"eval/winrate_vs_random", "eval/winrate_vs_mampfos_heuristic", "eval/elo",
-            "charts/first_place_rate_vs_pool"} <= tags
-    # Go on from the checkpoint to 256 decisions, in the same run folder, with the pool back.
-    more = Args(**{**args.__dict__, "total_timesteps": 256, "vec_env": "dummy",
-                   "eval_every": 0, "resume": str(first.checkpoint), "final_checkpoint": ""})
+            "charts/truncated_games", "charts/snapshots"} <= tags
+    # Go on from the run folder's newest checkpoint to 256 decisions, with the pool back.
+    more = Args(**{**args.__dict__, "total_timesteps": 256, "backend": "serial",
+                   "eval_every": 0, "resume": str(first.run_dir), "final_checkpoint": ""})
     second = train(more)
     assert second.run_dir == first.run_dir
     assert second.num_timesteps == 256
-    assert json.loads(first.checkpoint.with_suffix(".json").read_text())["num_timesteps"] == 256
+    _, doc = load_policy(C.checkpoint_files(second.checkpoint)["policy"])
+    assert doc["provenance"]["decisions"] == 256
 
 
 def test_numpy_actor_matches_the_torch_policy(tmp_path: Path) -> None:
@@ -87,7 +100,7 @@ def test_numpy_actor_matches_the_torch_policy(tmp_path: Path) -> None:
 
     result = train(tiny_args(tmp_path, "moco_v0", total_timesteps=64, final_eval_games=0))
     model = MaskablePPO.load(result.checkpoint, device="cpu")
-    policy, meta = load_policy(result.checkpoint)
+    policy, _ = load_policy(C.checkpoint_files(result.checkpoint)["policy"])
     env = loco_envs.make("moco_v0", wrapped=False, num_players=2)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)["observation"]
@@ -97,41 +110,24 @@ def test_numpy_actor_matches_the_torch_policy(tmp_path: Path) -> None:
     got = policy.logits(obs)
     # Both are logits up to a constant shift (torch normalises them).
     np.testing.assert_allclose(got - got.max(), expected - expected.max(), atol=1e-4)
-    # The greedy bot plays the argmax of the masked policy, from the view.
-    bot = load_bot(result.checkpoint, deterministic=True)
-    mask = env.game.legal_mask()
-    action = bot.act(env.view(env.agent_selection), mask, np.random.default_rng(0))
-    assert mask[action] == 1
-    assert action == int(np.argmax(np.where(mask.astype(bool), got, -np.inf)))
-    # ppo:<path> samples with the rng it is handed (any of the name's forms).
-    sampler = agents.make(f"ppo:{result.checkpoint.with_suffix('')}")
-    view = env.view(env.agent_selection)
-    sampled = [sampler.act(view, mask, np.random.default_rng(s)) for s in range(20)]
-    assert all(mask[a] for a in sampled)
-    assert sampled == [sampler.act(view, mask, np.random.default_rng(s)) for s in range(20)]
-    assert isinstance(policy, NumpyPolicy) and meta["observation_size"] == obs.size
-
-
-def test_bad_checkpoints_are_value_errors(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="does not exist"):
-        agents.make(f"ppo:{tmp_path / 'none.zip'}")
-    (tmp_path / "x.zip").write_bytes(b"")
-    with pytest.raises(ValueError, match="sidecar"):
-        agents.make(f"ppo:{tmp_path / 'x.zip'}")
-    (tmp_path / "x.json").write_text("{}")
-    with pytest.raises(ValueError, match="sidecar"):
-        agents.make(f"ppo:{tmp_path / 'x'}")
-    with pytest.raises(ValueError, match="path is missing"):
-        agents.make("ppo:")
-
-
-def test_bot_refuses_a_game_of_another_size(tmp_path: Path) -> None:
-    result = train(tiny_args(tmp_path, "moco_v0", total_timesteps=64, final_eval_games=0))
+    assert isinstance(policy, NumpyPolicy)
+    # ppo:<checkpoint>.zip names the data-only export beside it, never the zip.
     bot = agents.make(f"ppo:{result.checkpoint}")
-    env = loco_envs.make("moco_v0", wrapped=False, num_players=3)
-    env.reset(seed=0)
-    with pytest.raises(ValueError, match="size"):
-        bot.act(env.view(env.agent_selection), env.game.legal_mask(), np.random.default_rng(0))
+    mask = env.game.legal_mask()
+    view = env.view(env.agent_selection)
+    assert mask[bot.act(view, mask, np.random.default_rng(0))] == 1
+
+
+def test_resume_refuses_what_is_not_a_whole_checkpoint(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="does not exist"):
+        C.latest_checkpoint(tmp_path / "none.zip")
+    (tmp_path / "x.zip").write_bytes(b"")
+    with pytest.raises(ValueError, match="missing"):
+        C.latest_checkpoint(tmp_path / "x.zip")
+    with pytest.raises(ValueError, match="no whole checkpoint"):
+        C.latest_checkpoint(tmp_path)
+    with pytest.raises(ValueError, match="resume"):
+        Args(resume=str(tmp_path / "none.zip")).validate()
 
 
 def test_time_limit_stops_learning_and_still_checkpoints(tmp_path: Path) -> None:
@@ -139,3 +135,72 @@ def test_time_limit_stops_learning_and_still_checkpoints(tmp_path: Path) -> None
                              time_limit_minutes=1e-6, final_eval_games=0))
     assert result.num_timesteps < 100_000
     assert result.checkpoint.is_file()
+
+
+def test_a_full_disk_is_one_clear_error(tmp_path: Path, monkeypatch, capsys) -> None:  # noqa: ANN001
+    def full(path, data):  # noqa: ANN001
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+
+    monkeypatch.setattr(C, "atomic_write_bytes", full)
+    code = main(["--env-id", "moco_v0", "--runs-dir", str(tmp_path), "--total-timesteps", "64",
+                 "--num-envs", "4", "--num-steps", "16", "--batch-size", "32",
+                 "--final-eval-games", "0", "--progress-bar", "false"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "error: cannot write checkpoint" in err and "No space left on device" in err
+    assert "Traceback" not in err
+
+
+def test_an_unwritable_output_folder_is_one_clear_error(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    code = main(["--env-id", "moco_v0", "--runs-dir", str(blocker / "runs"),
+                 "--progress-bar", "false"])
+    err = capsys.readouterr().err
+    assert code == 1 and "error: cannot write the run folder" in err
+    assert "Traceback" not in err
+
+
+def _train_command(runs: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "train", "--env-id", "moco_v0", "--runs-dir", str(runs),
+            "--num-envs", "8", "--num-steps", "16", "--batch-size", "64", "--update-epochs", "1",
+            "--net-arch", "[32]", "--checkpoint-every", "1", "--snapshot-every", "1",
+            "--final-eval-games", "0", "--progress-bar", "false",
+            "--opponent-mix", "{random: 1, snapshot: 1}", *extra]
+
+
+@pytest.mark.slow
+def test_a_run_killed_mid_checkpoint_resumes_from_the_last_whole_one(tmp_path: Path) -> None:
+    """SIGKILL a real training process while it writes checkpoints, then --resume its folder."""
+    runs = tmp_path / "runs"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(_train_command(runs, "--total-timesteps", "100000"), cwd=ROOT,
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    killed_mid_write = False
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and proc.poll() is None:
+            folder = next(runs.glob("*/checkpoints"), None)
+            zips = list(folder.glob("ppo_*.zip")) if folder else []
+            if folder and len(zips) >= 2:
+                if any(folder.glob(".*.tmp")):  # a file half written right now
+                    killed_mid_write = True
+                    break
+                if len(zips) >= 6:
+                    break
+            time.sleep(0.002)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    folder = next(runs.glob("*/checkpoints"))
+    whole = C.latest_checkpoint(folder.parent)  # the newest checkpoint whose files all load
+    decisions = int(whole.stem.split("_")[1])
+    result = subprocess.run(
+        _train_command(runs, "--total-timesteps", str(decisions + 256), "--resume",
+                       str(folder.parent)),
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert f"resuming {whole} at {decisions} decisions" in result.stderr
+    _, doc = load_policy(folder / "final.npz")
+    assert doc["provenance"]["decisions"] == decisions + 256
+    print(f"killed mid-write: {killed_mid_write}")

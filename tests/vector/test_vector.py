@@ -189,3 +189,16 @@ def test_spaces_follow_gymnasium_vector_conventions():
     obs, _ = vec.reset(seed=0)
     assert obs.dtype == np.float32 and vec.masks.dtype == np.int8
     assert vec.observation_space.contains(obs)
+
+
+def test_seats_not_observed_are_not_encoded_until_observed_again():
+    vec = loco_envs.make_vec("moco_v0", 2, num_players=2)
+    vec.reset(seed=0)
+    vec.observed[:] = False
+    stale = vec.obs.copy()
+    vec.step(np.array([np.flatnonzero(m)[0] for m in vec.masks]))
+    np.testing.assert_array_equal(vec.obs, stale)
+    vec.observed[:] = True
+    vec.step(np.array([np.flatnonzero(m)[0] for m in vec.masks]))
+    env = vec.game_env(1)
+    np.testing.assert_array_equal(vec.obs[1], env.observe(env.agent_selection)["observation"])

@@ -1,0 +1,306 @@
+"""Training throughput: the vector self-play path against the subprocess path it replaced.
+
+Two tables, every row measured in the same run, the repeats going round all rows in turn (a
+slow spell on a shared machine hits every row alike), medians shown:
+
+- **training**: learner decisions/s of ``MaskablePPO.learn`` (collection and updates) with the
+  quick config's network, opponent mix and PPO settings, one frozen snapshot in the pool, for
+  ``reference`` (the trainer before the vector env: 8 single-game envs in an SB3
+  ``SubprocVecEnv``, 256 steps each, every opponent decided one observation at a time; kept
+  here, and only here, as the yardstick), ``vector serial`` (the trainer now: 128 games x 16
+  steps in one process) and ``vector shared memory`` (the same over worker processes). The
+  rollout is 2,048 decisions in every row; each row runs in a fresh process (spawned), whose
+  peak resident memory (plus its children's) is reported too;
+- **vector env**: random legal play through :func:`loco_envs.make_vec` at N = 1, 64, 256 games,
+  against the single raw env playing the same way (``observe`` then ``step``, one core), and
+  the shared-memory backend at N = 256 over all cores, per core.
+
+    python -m benchmarks.train_throughput                     # LOCO and Moco 2p
+    python -m benchmarks.train_throughput --envs loco_v0 --updates 3 --repeats 5
+"""
+
+from __future__ import annotations
+
+import os
+
+# Before numpy: the snapshots' small matrix products do not gain from OpenBLAS threads (the
+# trainer sets the same in train/__main__.py).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import multiprocessing  # noqa: E402
+import resource  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import loco_envs  # noqa: E402
+
+PATHS = ("reference", "vector serial", "vector shared memory")
+VECTOR_SIZES = (1, 64, 256)
+
+
+# ---------------------------------------------------------------------------------------------
+# The reference: the trainer's collection before the vector env (one game per env, 8 processes)
+def _reference_env_class():
+    import gymnasium as gym
+    from gymnasium import spaces
+
+    from agents.ppo import transform_observation
+
+    class ReferenceSelfPlayEnv(gym.Env):
+        """One seat of one game against the pool, opponents decided one at a time."""
+
+        def __init__(self, env_id: str, options: dict, pool: Any, obs_transform: str):
+            self.raw = loco_envs.make(env_id, wrapped=False, **options)
+            self.pool, self.obs_transform = pool, obs_transform
+            size = self.raw.observation_size()
+            self.observation_space = spaces.Box(0.0, 10.0, (size,), np.float32)
+            self.action_space = spaces.Discrete(self.raw.game_class.NUM_ACTIONS)
+            self.transform = transform_observation
+
+        def reset(self, *, seed: int | None = None, options: dict | None = None):
+            super().reset(seed=seed)
+            rng, n = self.np_random, self.raw.num_players
+            self.seat = int(rng.integers(n))
+            self.agent = self.raw.possible_agents[self.seat]
+            self.opponents = {s: int(self.pool.sample(rng, 1)[0]) for s in range(n)
+                              if s != self.seat}
+            self.raw.reset(seed=int(rng.integers(2**31 - 1)))
+            self._play_opponents()
+            return self._obs(), {}
+
+        def step(self, action: int):
+            self.raw.step(int(action))
+            self._play_opponents()
+            if self.raw.over:
+                return self._obs(), float(self.raw.rewards[self.agent]), True, False, {}
+            return self._obs(), 0.0, False, False, {}
+
+        def action_masks(self) -> np.ndarray:
+            return self.raw.observe(self.agent)["action_mask"].astype(bool)
+
+        def add_snapshot(self, policy: Any) -> None:
+            self.pool.add_snapshot(policy)
+
+        def _play_opponents(self) -> None:
+            raw, rng = self.raw, self.np_random
+            while not raw.over and raw.agent_selection != self.agent:
+                agent = raw.agent_selection
+                code = self.opponents[raw.seat(agent)]
+                if self.pool.is_snapshot(code):
+                    obs = raw.observe(agent)
+                    action = self.pool.policy(code).act_observation(
+                        obs["observation"], obs["action_mask"], rng, deterministic=False)
+                else:
+                    action = self.pool.bots[code].act(raw.view(agent), raw.game.legal_mask(),
+                                                      rng)
+                raw.step(action)
+
+        def _obs(self) -> np.ndarray:
+            return self.transform(self.raw.observe(self.agent)["observation"],
+                                  self.obs_transform)
+
+    return ReferenceSelfPlayEnv
+
+
+def _reference_venv(args: Any):
+    from stable_baselines3.common.vec_env import SubprocVecEnv, VecMonitor
+
+    from train.pool import OpponentPool
+
+    cls = _reference_env_class()
+
+    def thunk():
+        pool = OpponentPool(args.opponent_mix, args.env_id, args.pool_size)
+        return cls(args.env_id, args.play_options, pool, args.obs_transform)
+
+    venv = SubprocVecEnv([thunk] * 8, start_method="fork")
+    venv.seed(args.seed)
+    return VecMonitor(venv)
+
+
+# ---------------------------------------------------------------------------------------------
+# Training rows (each in a spawned process)
+def _training_row(task: tuple[str, str, str, int, int]) -> dict[str, float]:
+    path, config, env_id, updates, seed = task
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from train.ppo import Args, make_vec_env, parse_args
+
+    torch.set_num_threads(1)
+    args: Args = parse_args([config, "--seed", str(seed)])
+    if path == "reference":
+        args.num_envs, args.num_steps = 8, 256
+        venv = _reference_venv(args)
+    else:
+        args.num_envs, args.num_steps = 128, 16
+        args.backend = "serial" if path == "vector serial" else "shared_memory"
+        venv = make_vec_env(args)
+    arch = list(args.net_arch)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=args.num_steps, batch_size=args.batch_size,
+                        n_epochs=args.update_epochs, learning_rate=args.learning_rate,
+                        gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.ent_coef,
+                        seed=seed, device="cpu",
+                        policy_kwargs=dict(net_arch=dict(pi=arch, vf=arch)))
+    from agents.ppo import NumpyPolicy
+
+    snapshot = NumpyPolicy.from_sb3(model.policy, args.obs_transform)
+    if path == "reference":
+        venv.env_method("add_snapshot", snapshot)
+    else:
+        venv.venv.add_snapshot(snapshot)
+    rollout = args.num_envs * args.num_steps
+    model.learn(rollout)  # warm-up: process start, first resets, first update
+    start = time.perf_counter()
+    model.learn(updates * rollout, reset_num_timesteps=False)
+    seconds = time.perf_counter() - start
+    venv.close()
+    me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    workers = 8 if path == "reference" else (os.cpu_count() or 1) * (path != "vector serial")
+    return {"decisions_per_s": updates * rollout / seconds,
+            "peak_mb": me + workers * kids}
+
+
+def _child(queue: Any, task: tuple) -> None:
+    queue.put(_training_row(task))
+
+
+def _in_fresh_process(ctx: Any, task: tuple) -> dict[str, float]:
+    """One training row in a spawned (non-daemon: it starts workers of its own) process."""
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_child, args=(queue, task))
+    proc.start()
+    result = queue.get()
+    proc.join()
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Vector env rows (in this process)
+def _single_env_rate(env_id: str, seconds: float, seed: int) -> float:
+    env = loco_envs.make(env_id, wrapped=False, num_players=2)
+    rng = np.random.default_rng(seed)
+    decisions, game = 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env.reset(seed=seed + game)
+        game += 1
+        while not env.over:
+            obs = env.observe(env.agent_selection)
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+            decisions += 1
+    return decisions / (time.perf_counter() - start)
+
+
+def _vector_rate(vec: Any, seconds: float, seed: int) -> float:
+    rng = np.random.default_rng(seed)
+    vec.reset(seed=seed)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        actions = np.argmax(np.where(vec.masks > 0, rng.random(vec.masks.shape), -1.0), axis=1)
+        vec.step(actions)
+        steps += 1
+    return steps * vec.num_envs / (time.perf_counter() - start)
+
+
+def _vector_rows(env_id: str) -> list[tuple[str, int, Any]]:
+    cores = os.cpu_count() or 1
+    rows: list[tuple[str, int, Any]] = [("single raw env", 1, None)]
+    for n in VECTOR_SIZES:
+        rows.append((f"make_vec N={n}, serial", 1,
+                     loco_envs.make_vec(env_id, n, num_players=2)))
+    rows.append((f"make_vec N=256, shared memory ({cores} workers)", cores,
+                 loco_envs.make_vec(env_id, 256, backend="shared_memory", num_workers=cores,
+                                    num_players=2)))
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+def measure(envs: list[str], updates: int, repeats: int, seconds: float,
+            seed: int) -> tuple[list[dict], list[dict]]:
+    from tqdm import tqdm
+
+    configs = {env_id: str(Path("configs") / f"{env_id.removesuffix('_v0')}_quick.yaml")
+               for env_id in envs}
+    training = [{"env": env_id, "path": path, "samples": []} for env_id in envs
+                for path in PATHS]
+    vector = [{"env": env_id, "level": name, "cores": cores, "vec": vec, "samples": []}
+              for env_id in envs for name, cores, vec in _vector_rows(env_id)]
+    ctx = multiprocessing.get_context("spawn")
+    total = repeats * (len(training) + len(vector))
+    with tqdm(total=total, desc="train throughput", unit="run", file=sys.stderr) as bar:
+        for _ in range(repeats):
+            for row in vector:
+                rate = (_single_env_rate(row["env"], seconds, seed) if row["vec"] is None
+                        else _vector_rate(row["vec"], seconds, seed))
+                row["samples"].append({"decisions_per_s": rate})
+                bar.update()
+            for row in training:
+                task = (row["path"], configs[row["env"]], row["env"], updates, seed)
+                row["samples"].append(_in_fresh_process(ctx, task))
+                bar.update()
+    for row in vector:
+        if row["vec"] is not None:
+            row["vec"].close()
+        del row["vec"]
+    for row in training + vector:
+        samples = row.pop("samples")
+        for key in samples[0]:
+            row[key] = statistics.median(s[key] for s in samples)
+    return training, vector
+
+
+def tables(training: list[dict], vector: list[dict]) -> str:
+    lines = ["| game | path | learner decisions/s | vs reference | peak memory (MB) |",
+             "|---|---|---:|---:|---:|"]
+    for row in training:
+        ref = next(r for r in training if r["env"] == row["env"] and r["path"] == "reference")
+        lines.append(f"| {row['env']} 2p | {row['path']} | {row['decisions_per_s']:,.0f} | "
+                     f"{row['decisions_per_s'] / ref['decisions_per_s']:.2f}x | "
+                     f"{row['peak_mb']:,.0f} |")
+    lines += ["", "| game | level | decisions/s | per core | per core vs single raw env |",
+              "|---|---|---:|---:|---:|"]
+    for row in vector:
+        single = next(r for r in vector if r["env"] == row["env"] and r["cores"] == 1
+                      and r["level"] == "single raw env")
+        per_core = row["decisions_per_s"] / row["cores"]
+        lines.append(f"| {row['env']} 2p | {row['level']} | {row['decisions_per_s']:,.0f} | "
+                     f"{per_core:,.0f} | {per_core / single['decisions_per_s']:.2f}x |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--envs", nargs="+", default=["loco_v0", "moco_v0"],
+                        help="env ids (2 players, configs/<game>_quick.yaml)")
+    parser.add_argument("--updates", type=int, default=2,
+                        help="timed PPO updates (rollouts of 2048 decisions) per training run")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per row (median shown)")
+    parser.add_argument("--seconds", type=float, default=3.0,
+                        help="wall time of one vector-env run")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.envs) - set(loco_envs.available_envs()))
+    if unknown:
+        parser.error(f"unknown env id(s) {unknown}; available: {loco_envs.available_envs()}")
+    if args.updates < 1 or args.repeats < 1 or args.seconds <= 0:
+        parser.error("--updates and --repeats must be >= 1, --seconds > 0")
+    load = os.getloadavg()
+    training, vector = measure(args.envs, args.updates, args.repeats, args.seconds, args.seed)
+    print(tables(training, vector))
+    print(f"\n{os.cpu_count()} cores; load average {load[0]:.1f} at the start, "
+          f"{os.getloadavg()[0]:.1f} at the end (other processes share the machine)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""Many scheduled games at once: the batched path of evaluation and of tournaments with ``ppo:``.
+
+:func:`play_tasks` plays the runner's game tasks (those of :func:`benchmarks.tournament.play`:
+env id, spec per seat, deal seed, game index, options, record path, cap) in chunks of up to
+:data:`BATCH` games, each chunk in one in-process vector env (autoreset off, every game from
+its own deal seed), the chunks spread over ``workers`` processes. Each decision round, every
+``ppo:`` agent decides for all the games where it is to act in **one forward pass** (its logits
+for all those rows at once); scripted bots act game by game on the seat's view. Randomness
+is the tournament runner's: the agent in seat ``s`` of game ``g`` draws from
+``default_rng([deal seed, g, s])``, and a ``ppo:`` agent draws exactly what its ``act`` would
+(the Gumbel noise of one row), so a record is the one :func:`benchmarks.tournament.play_game`
+gives, whatever the batch (up to the last bits of a batched matrix product).
+
+The match records are the runner's (``benchmarks.ratings``), with the ``max_decisions`` cap of
+the env: a game it truncates is a tie of all seats with ``"capped": true``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+import agents
+import loco_envs
+from agents.ppo import PPOBot
+
+__all__ = ["BATCH", "play_tasks"]
+
+#: Games played side by side in one vector env (memory grows with it; speed levels off).
+BATCH = 256
+
+
+def play_tasks(tasks: Sequence[tuple], workers: int = 1, on_record: Any = None,
+               progress: Any = None) -> list[dict]:
+    """The match record of every task, in task order; ``on_record`` gets each chunk's in turn.
+
+    ``progress`` (a tqdm bar) is advanced game by game when ``workers`` is 1, chunk by chunk
+    otherwise.
+    """
+    tasks = list(tasks)
+    size = max(1, min(BATCH, -(-len(tasks) // workers)))
+    chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
+    records: list[dict] = []
+
+    def take(chunk_records: list[dict]) -> None:
+        for record in chunk_records:
+            records.append(record)
+            if on_record is not None:
+                on_record(record)
+
+    if workers == 1 or len(chunks) == 1:
+        for chunk in chunks:
+            take(_play_chunk(chunk, progress))
+    else:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(min(workers, len(chunks))) as pool:
+            for chunk, chunk_records in zip(chunks, pool.imap(_play_chunk, chunks), strict=True):
+                take(chunk_records)
+                if progress is not None:
+                    progress.update(len(chunk))
+    return records
+
+
+def _play_chunk(tasks: list[tuple], progress: Any = None) -> list[dict]:
+    env_id, _, _, _, options, _, cap = tasks[0]
+    games = [(g, seed, seats) for _, seats, seed, g, _, _, _ in tasks]
+    paths = [path for *_, path, _ in tasks]
+    options = dict(options)
+    if cap is not None:
+        if options.get("max_decisions") not in (None, cap):
+            raise ValueError(f"option 'max_decisions' is {options['max_decisions']!r} and the "
+                             f"max_decisions argument is {cap!r}: give one")
+        options["max_decisions"] = cap
+    records = _play_batch(env_id, games, options, paths, progress)
+    return sorted(records, key=lambda r: r["game"])
+
+
+def _play_batch(env_id: str, games: list[tuple[int, int, Sequence[str]]],
+                options: dict[str, Any], paths: list[str | None], progress: Any) -> list[dict]:
+    num_players = len(games[0][2])
+    vec = loco_envs.make_vec(env_id, len(games), autoreset_mode="Disabled",
+                             **{**options, "num_players": num_players})
+    specs = sorted({spec for _, _, seats in games for spec in seats})
+    bots = {spec: agents.make(spec) for spec in specs}
+    lineups = [[specs.index(spec) for spec in seats] for _, _, seats in games]
+    lineup = np.array(lineups, np.int64)  # game, seat -> spec index
+    rngs = [[np.random.default_rng([seed, g, s]) for s in range(num_players)]
+            for g, seed, _ in games]
+    steps = np.zeros(len(games), np.int64)
+    records: list[dict | None] = [None] * len(games)
+    vec.reset(seed=[seed for _, seed, _ in games])
+    try:
+        while True:
+            live = np.flatnonzero(vec.seats >= 0)
+            if live.size == 0:
+                break
+            actions = np.full(len(games), -1, np.int64)
+            seats = vec.seats[live]
+            who = lineup[live, seats]
+            for k in np.unique(who).tolist():
+                mine = live[who == k]
+                bot = bots[specs[k]]
+                if isinstance(bot, PPOBot):
+                    actions[mine] = _ppo_actions(bot, vec, mine, rngs)
+                else:
+                    for i in mine.tolist():
+                        seat = int(vec.seats[i])
+                        actions[i] = bot.act(vec.view(i, seat), vec.masks[i], rngs[i][seat])
+            vec.step(actions)
+            steps[live] += 1
+            for i in np.flatnonzero(vec.terminations | vec.truncations).tolist():
+                records[i] = _record(vec, i, games[i], int(steps[i]))
+                if paths[i] is not None:
+                    vec.game_env(i).save_record(paths[i])
+                if progress is not None:
+                    progress.update()
+    finally:
+        vec.close()
+    return [r for r in records if r is not None]
+
+
+def _ppo_actions(bot: PPOBot, vec: Any, games: np.ndarray,
+                 rngs: list[list[np.random.Generator]]) -> np.ndarray:
+    """One forward pass for all ``games``; each row's noise from its own seat's generator."""
+    obs, masks = vec.obs[games], vec.masks[games]
+    if obs.shape[1] != bot.policy.observation_size:
+        raise ValueError(f"{bot.name}: observation of size {obs.shape[1]}, the policy was "
+                         f"trained on size {bot.policy.observation_size}")
+    logits = np.where(masks.astype(bool), bot.policy.logits(obs).astype(np.float64), -np.inf)
+    if not bot.deterministic:
+        noise = np.stack([rngs[i][int(vec.seats[i])].random(masks.shape[1])
+                          for i in games.tolist()])
+        logits = logits - np.log(-np.log(noise + 1e-300) + 1e-300)
+    return np.argmax(logits, axis=1)
+
+
+def _record(vec: Any, i: int, game: tuple[int, int, Sequence[str]], steps: int) -> dict:
+    g, seed, seats = game
+    env = vec.game_env(i)
+    header = env.record_lines()[0]
+    capped = bool(vec.truncations[i])
+    n = len(seats)
+    return {
+        "env": vec.env_id,
+        "version": header["version"],
+        "options": {k: v for k, v in header["options"].items() if k != "max_decisions"},
+        "num_players": n,
+        "game": g,
+        "seed": seed,
+        "agents": None,  # filled in by the tournament
+        "seats": list(seats),
+        "ranks": [0] * n if capped else [int(r) for r in env.game.final_ranks()],
+        "scores": [0.0] * n if capped else [float(x) for x in env.game.final_scores()],
+        "steps": steps,
+        "capped": capped,
+    }
