@@ -29,7 +29,8 @@ Both read only the :class:`~loco_envs.loco.rules.LocoView` and the action mask.
 - **Blocking.** When the next player is close to going out, Skip / Reverse / +2 / +4 them, Swap
   hands with a player down to one or two cards, and rotate hands when that brings a small one.
 - **Tempo with two players.** A Skip or Reverse gives the turn back: play them one at a time and
-  play again. A +2 that the opponent will likely answer (and send back doubled) is held.
+  play again. A +2 that the opponent will likely answer (and send back doubled) is held; with
+  ``stacking="identical"`` only the identical copy could answer it.
 - **Colour** the one it holds most of, ties going to the colour opponents are least likely to hold;
   **plays** prefer leaving a colour the next player probably cannot follow.
 - **Slaps** also attack: a +2 / +4 slap on a near-finished next player.
