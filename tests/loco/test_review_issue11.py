@@ -562,3 +562,73 @@ def test_records_with_timeouts_in_windows_replay(tmp_path, stacking):
     assert timed_out_windows > 0
     replayed = loco_envs.replay(env.save_record(tmp_path / "match.jsonl"))
     assert replayed.state_dict() == env.state_dict()
+
+
+def expected_landing(g: LocoGame, seat: int, ident: int, count: int) -> dict:
+    """By hand from the page: what a landing of ``count`` x ``ident`` by ``seat`` leaves
+    (L-12, L-30…L-33, L-43: the same for a play and a slap)."""
+    kind, n = C.KIND[ident], g.num_players
+    playing = [g.active[s] and g.in_round[s] for s in range(n)]
+    direction = -g.direction if kind == "R" and count % 2 else g.direction
+    steps = count + 1 if kind == "S" or (kind == "R" and sum(playing) == 2) else 1
+    turn = seat
+    for _ in range(steps):
+        turn = (turn + direction) % n
+        while not playing[turn]:
+            turn = (turn + direction) % n
+    grow = {"+2": 2, "+4": 4}.get(kind, 0) * count
+    colour = C.COLOUR[ident] if C.COLOUR[ident] >= 0 else g.colour
+    return {"lander": seat, "direction": direction, "turn_seat": turn,
+            "pending": g.pending + grow, "colour": colour,
+            "size": g.hand_sizes[seat] - count}
+
+
+@pytest.mark.parametrize("photo_finish", ["random", "seat"])
+def test_L43_every_landing_of_random_play_acts_as_a_play_by_its_player(photo_finish):
+    """Over eager random matches, every play and every won slap is checked against
+    :func:`expected_landing`; a race goes to a slapper, with 'seat' the nearest after the
+    card's player in the direction of play (L-42)."""
+    slaps = 0
+    for seed in range(8):
+        n = 2 + seed % 5
+        g = LocoGame(rng=np.random.default_rng(seed), num_players=n, rounds=3,
+                     photo_finish=photo_finish, stacking=("any", "identical")[seed % 2])
+        rng = np.random.default_rng(seed + 50)
+        while not g.terminal:
+            actions = g.legal_actions()
+            plays = [a for a in actions if a < A.DRAW]
+            pool = plays if plays and rng.random() < 0.85 else actions
+            action = int(pool[rng.integers(len(pool))])
+            before_round = (g.round, list(g.rounds_won))
+            if action < A.SLAP0 and g.phase in (TURN, 1, 2):
+                expected = expected_landing(g, g.current_seat, A.PLAY_IDENT_LIST[action],
+                                            A.PLAY_COUNT_LIST[action])
+                slappers = None
+            elif g.phase == SLAP and len(g.window_to_decide) == 1:
+                choices = dict(g.window_choices)
+                choices[g.current_seat] = (A.PLAY_COUNT_LIST[action - A.SLAP0]
+                                           if A.SLAP0 <= action < A.DRAW else 0)
+                slappers = sorted(s for s, k in choices.items() if k)
+                top, card_player, direction = g.discard[-1], g.lander, g.direction
+                landings = {s: expected_landing(g, s, top, choices[s]) for s in slappers}
+                expected = None
+            else:
+                g.apply(action)
+                continue
+            g.apply(action)
+            if (g.round, list(g.rounds_won)) != before_round:
+                continue  # the landing emptied a hand (L-70), checked above
+            if slappers is not None:
+                if not slappers:
+                    continue
+                assert g.lander in slappers
+                if photo_finish == "seat":
+                    order = [(card_player + direction * i) % n for i in range(1, n + 1)]
+                    assert g.lander == next(s for s in order if s in slappers)
+                expected = landings[g.lander]
+                slaps += 1
+            got = {"lander": g.lander, "direction": g.direction, "turn_seat": g.turn_seat,
+                   "pending": g.pending, "colour": g.colour,
+                   "size": g.hand_sizes[g.lander]}
+            assert got == expected, seed
+    assert slaps > 100
