@@ -48,7 +48,7 @@ RUN_CKPT := runs/make_run/loco_quick_final
 run: $(STAMP)
 	$(PY) -m train configs/loco_quick.yaml --final-eval-games 0 --final-checkpoint $(RUN_CKPT)
 	$(PY) -m train.evaluate loco_v0 --players 2 --games 300 --seed 0 --workers 2 \
-		--agents ppo:$(RUN_CKPT).zip loco/heuristic random --out runs/make_run/tournament
+		--agents ppo:$(RUN_CKPT).npz loco/heuristic random --out runs/make_run/tournament
 
 lint: $(STAMP)
 	$(PY) -m ruff check loco_envs agents train benchmarks tests
