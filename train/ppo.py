@@ -137,6 +137,8 @@ class Args:
     """also save the final checkpoint at this path (e.g. for a tournament afterwards)"""
     resume: str = ""
     """checkpoint (.zip) or run folder (its newest whole checkpoint) to go on from"""
+    init_policy: str = ""
+    """start from this policy file's actor (and its .value.npz), e.g. train.imitation's output"""
     time_limit_minutes: float = 0.0
     """stop learning after this many minutes (0: none); the final checkpoint and eval still run"""
     runs_dir: str = "runs"
@@ -217,6 +219,11 @@ class Args:
                                  f"of num_players ({self.num_players}): each seat equally often")
         if self.resume:
             latest_checkpoint(self.resume)  # ValueError when it is not a whole checkpoint
+        if self.init_policy:
+            from train.warmstart import check_compatible
+
+            check_compatible(self.init_policy, self.env_id, self.env_kwargs, self.net_arch,
+                             self.activation, self.obs_transform)
 
     @property
     def env_kwargs(self) -> dict[str, Any]:
@@ -469,6 +476,10 @@ def train(args: Args) -> TrainResult:
                                activation_fn=activation),
             **hyper,
         )
+        if args.init_policy:
+            from train.warmstart import warm_start
+
+            warm_start(model, args.init_policy)
     model.set_logger(tensorboard_logger(writer))
     checkpointer = Checkpointer(args, run_dir, snapshots)
     callback = _make_callback(args, writer, checkpointer, updates_done)

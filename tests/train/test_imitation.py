@@ -118,3 +118,15 @@ def test_warm_start_refuses_another_network(cloned):
         check_compatible(path, "mampfos_v0", {"num_players": 3}, [64, 64], "tanh", "log1p")
     with pytest.raises(ValueError, match="num_players"):
         check_compatible(path, "mampfos_v0", {"num_players": 2}, [32, 32], "tanh", "log1p")
+
+
+def test_trainer_init_policy_is_checked_against_the_run(cloned):
+    from train.ppo import Args
+
+    args = Args(env_id="mampfos_v0", num_players=3, net_arch=[64, 64], init_policy=str(cloned),
+                num_envs=4, num_steps=16, batch_size=64, eval_opponents=["random"],
+                final_eval_games=0, eval_games=3)
+    with pytest.raises(ValueError, match="init_policy"):
+        args.validate()
+    args.net_arch = [32, 32]
+    args.validate()
