@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -349,11 +350,11 @@ def match_move(text: str, names: Sequence[str]) -> tuple[int | None, str | None]
     ``colour b``, ``dr`` for ``draw``); case and spacing are ignored.
     """
     key = _norm(text)
-    if key.isdigit():
-        number = int(key)
+    if key.isdecimal():  # not isdigit: "²" is a digit that int() refuses
+        number = int(key) if len(key) < 10 else 0  # int() refuses 4,300 digits and more
         if 1 <= number <= len(names):
             return number - 1, None
-        return None, f"there is no move number {number}: choose 1 to {len(names)}."
+        return None, f"there is no move number {key[:12]}: choose 1 to {len(names)}."
     full = [_norm(name) for name in names]
     args = [name.split(" ", 1)[1] if " " in name else name for name in full]
     for candidates in (full, args):
@@ -695,11 +696,16 @@ def main(argv: Sequence[str] | None = None, *, input_fn: InputFn | None = None,
     args = parser.parse_args(argv)
     console = console or Console()
     state = None
+    if not (math.isfinite(args.delay) and args.delay >= 0):
+        parser.error(f"--delay {args.delay}: give a number of seconds, 0 or more")
     if args.state is not None:
         try:
-            state = json.loads(args.state.read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            parser.error(f"--state {args.state}: {exc}")
+            state = json.loads(args.state.read_bytes().decode("utf-8"))
+        except (OSError, ValueError, RecursionError) as exc:  # ValueError: JSON or UTF-8
+            parser.error(f"--state {args.state}: {exc.__class__.__name__}: {exc}")
+        if not isinstance(state, dict):
+            parser.error(f"--state {args.state}: a state is a JSON object (the game's "
+                         f"state_dict), got {type(state).__name__}")
     options = _options(args, parser, state)
     try:
         env = loco_envs.make(args.env_id, wrapped=False, **options)

@@ -143,9 +143,13 @@ def load_config(path: str | Path | None, cls: type,
         if not path.is_file():
             raise ValueError(f"config file {path} does not exist")
         try:
-            loaded = yaml.safe_load(path.read_text())
+            loaded = yaml.safe_load(path.read_bytes().decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not UTF-8 text (byte {exc.start})") from None
         except yaml.YAMLError as exc:
             raise ValueError(f"{path}: not valid YAML ({exc})") from None
+        except RecursionError:
+            raise ValueError(f"{path}: YAML nested too deeply") from None
         if loaded is None:
             loaded = {}
         if not isinstance(loaded, Mapping):

@@ -19,14 +19,20 @@ from loco_envs.core.rules_env import TIMEOUT
 def read_record(path: str | Path) -> list[dict]:
     """The lines of a record; ``ValueError`` names the first line that is not a JSON object."""
     lines = []
-    with Path(path).open() as handle:
-        for number, text in enumerate(handle, start=1):
+    with Path(path).open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"record line {number}: not UTF-8 text") from None
             if not text.strip():
                 continue
             try:
                 line = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"record line {number}: not JSON ({exc.msg})") from None
+            except RecursionError:
+                raise ValueError(f"record line {number}: JSON nested too deeply") from None
             if not isinstance(line, dict):
                 raise ValueError(f"record line {number}: expected a JSON object")
             lines.append((number, line))

@@ -93,6 +93,8 @@ def action_to_str(action: int) -> str:
 
 
 def str_to_action(text: str) -> int:
+    if not isinstance(text, str):
+        raise ValueError(f"LOCO action name must be a string, got {type(text).__name__}")
     key = " ".join(text.split())
     if key.endswith(" x1"):
         key = key[:-3]

@@ -701,7 +701,7 @@ def _card(data: dict) -> int:
     value = _field(data, "card")
     if value is None:
         return -1
-    if value not in CARD_ID:
+    if not isinstance(value, str) or value not in CARD_ID:
         raise ValueError(f"state field 'card': unknown card {value!r}")
     return CARD_ID[value]
 
@@ -712,7 +712,8 @@ def _pile(value: Any) -> list[list[int]]:
     pile = []
     for letter in LETTERS:
         cards = value[letter]
-        if not isinstance(cards, list) or not all(c in CARD_ID for c in cards):
+        if not isinstance(cards, list) or not all(isinstance(c, str) and c in CARD_ID
+                                                  for c in cards):
             raise ValueError(f"state field 'pile': letter {letter} must list card codes, "
                              f"got {cards!r}")
         pile.append(sorted(CARD_ID[c] for c in cards))

@@ -1,0 +1,75 @@
+"""Fuzzing ``loco_envs.replay`` with mutated game records (lines and raw bytes).
+
+A record is a file a user hands the replay. A mutated one either still reproduces its game, or
+is refused with a ``ValueError`` that gives the line number; never another exception.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+
+import loco_envs
+from tests.fuzz.fuzzing import bounded, budgets, count, mutated
+
+
+@functools.lru_cache(maxsize=256)
+def valid_record(env_id: str, seed: int, moves: int | None) -> str:
+    """A record of a random game from deal ``seed`` (to its end, or ``moves`` decisions)."""
+    env = loco_envs.make(env_id, wrapped=False, num_players=2 + seed % 2)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    done = 0
+    while not env.over and (moves is None or done < moves):
+        env.step(int(rng.choice(np.flatnonzero(env.game.legal_mask()))))
+        done += 1
+    return json.dumps(env.record_lines())
+
+
+def byte_mutation(data: st.DataObject, text: bytes) -> bytes:
+    """Cut, insert or overwrite raw bytes (a torn write, a stray byte, another encoding)."""
+    where = data.draw(st.integers(0, len(text)), label="offset")
+    how = data.draw(st.sampled_from(["cut", "insert", "overwrite"]), label="bytes")
+    junk = data.draw(st.one_of(st.binary(min_size=1, max_size=8),
+                               st.sampled_from([b"\xff", b"\x00", b"\n", b"{", b"]", b"NaN"])),
+                     label="junk")
+    if how == "cut":
+        return text[:where]
+    if how == "insert":
+        return text[:where] + junk + text[where:]
+    return text[:where] + junk + text[where + len(junk):]
+
+
+def record_property(env_id: str, data: st.DataObject) -> None:
+    seed = data.draw(st.integers(0, 20), label="deal")
+    moves = data.draw(st.sampled_from([None, None, 0, 5, 30]), label="moves")
+    lines = json.loads(valid_record(env_id, seed, moves))
+    if data.draw(st.booleans(), label="structured"):
+        bad, _ = mutated(data, lines)
+        if not isinstance(bad, list):
+            bad = [bad]
+        text = "".join(json.dumps(line) + "\n" for line in bad).encode()
+    else:
+        text = byte_mutation(data, "".join(json.dumps(x) + "\n" for x in lines).encode())
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "game.jsonl"
+        path.write_bytes(text)
+        with bounded():
+            try:
+                loco_envs.replay(path)
+            except ValueError as exc:
+                count(f"record {env_id}", "ValueError")
+                assert "line " in str(exc), f"no line number in {exc}"
+                return
+    count(f"record {env_id}", "replayed")
+
+
+test_records, test_records_slow = (
+    pytest.mark.parametrize("env_id", loco_envs.available_envs())(test)
+    for test in budgets(record_property, data=st.data()))
