@@ -247,6 +247,7 @@ def play(t: Tournament, workers: int = 1, progress: bool = True,
         from train.games import play_tasks  # batched: one forward pass per ppo: agent and round
 
         play_tasks(tasks, workers, records.append, bar)
+        records.sort(key=lambda record: record["game"])
     elif workers == 1:
         for task in tasks:
             records.append(_play_task(task))

@@ -34,37 +34,34 @@ BATCH = 256
 
 def play_tasks(tasks: Sequence[tuple], workers: int = 1, on_record: Any = None,
                progress: Any = None) -> list[dict]:
-    """The match record of every task, in task order; ``on_record`` gets each chunk's in turn.
+    """The match record of every task, in task order.
 
-    ``progress`` (a tqdm bar) is advanced game by game when ``workers`` is 1, chunk by chunk
-    otherwise.
+    ``on_record`` gets each record as soon as its game is over (one process), or chunk by chunk
+    (several): a tournament's journal keeps what was played if the run is killed. ``progress``
+    (a tqdm bar) is advanced likewise.
     """
     tasks = list(tasks)
-    size = max(1, min(BATCH, -(-len(tasks) // workers)))
+    size = max(1, min(BATCH, -(-len(tasks) // (1 if workers == 1 else 4 * workers))))
     chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
     records: list[dict] = []
-
-    def take(chunk_records: list[dict]) -> None:
-        for record in chunk_records:
-            records.append(record)
-            if on_record is not None:
-                on_record(record)
-
     if workers == 1 or len(chunks) == 1:
         for chunk in chunks:
-            take(_play_chunk(chunk, progress))
+            records.extend(_play_chunk(chunk, progress, on_record))
     else:
         import multiprocessing
 
         with multiprocessing.get_context("spawn").Pool(min(workers, len(chunks))) as pool:
             for chunk, chunk_records in zip(chunks, pool.imap(_play_chunk, chunks), strict=True):
-                take(chunk_records)
+                for record in chunk_records:
+                    records.append(record)
+                    if on_record is not None:
+                        on_record(record)
                 if progress is not None:
                     progress.update(len(chunk))
-    return records
+    return sorted(records, key=lambda r: r["game"])
 
 
-def _play_chunk(tasks: list[tuple], progress: Any = None) -> list[dict]:
+def _play_chunk(tasks: list[tuple], progress: Any = None, on_record: Any = None) -> list[dict]:
     env_id, _, _, _, options, _, cap = tasks[0]
     games = [(g, seed, seats) for _, seats, seed, g, _, _, _ in tasks]
     paths = [path for *_, path, _ in tasks]
@@ -74,12 +71,12 @@ def _play_chunk(tasks: list[tuple], progress: Any = None) -> list[dict]:
             raise ValueError(f"option 'max_decisions' is {options['max_decisions']!r} and the "
                              f"max_decisions argument is {cap!r}: give one")
         options["max_decisions"] = cap
-    records = _play_batch(env_id, games, options, paths, progress)
-    return sorted(records, key=lambda r: r["game"])
+    return _play_batch(env_id, games, options, paths, progress, on_record)
 
 
 def _play_batch(env_id: str, games: list[tuple[int, int, Sequence[str]]],
-                options: dict[str, Any], paths: list[str | None], progress: Any) -> list[dict]:
+                options: dict[str, Any], paths: list[str | None], progress: Any,
+                on_record: Any) -> list[dict]:
     num_players = len(games[0][2])
     vec = loco_envs.make_vec(env_id, len(games), autoreset_mode="Disabled",
                              **{**options, "num_players": num_players})
@@ -115,6 +112,8 @@ def _play_batch(env_id: str, games: list[tuple[int, int, Sequence[str]]],
                 records[i] = _record(vec, i, games[i], int(steps[i]))
                 if paths[i] is not None:
                     vec.game_env(i).save_record(paths[i])
+                if on_record is not None:
+                    on_record(records[i])
                 if progress is not None:
                     progress.update()
     finally:
