@@ -20,6 +20,10 @@ itself, between the network moves, the way the local trainer's opponent pool doe
 ``snapshot_every`` iterations the learner's weights are copied into the next frozen slot (round
 robin); all slots start as copies of the initial learner.
 
+Observations are ``{"observations": vector, "action_mask": int8 0/1}``, the keys of
+:class:`loco_envs.wrappers.RLlibObservations` (RLlib's action-masking convention), copied at each
+step (the rules engines hand out their cached legal mask).
+
 Why not RLlib's ``PettingZooEnv`` wrapper: it exposes every seat as an agent with PettingZoo's
 ``observation`` key, while RLlib's masking modules read ``observations``, our scripted seats
 must stay inside the env, and the per-seat module choice has to travel in the agent id.
@@ -54,7 +58,6 @@ import numpy as np
 import yaml
 
 try:
-    import gymnasium as gym
     import torch
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.callbacks.callbacks import RLlibCallback
@@ -72,6 +75,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 import agents
 import loco_envs
 from agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy
+from loco_envs.wrappers import RLLIB_ACTION_MASK, RLLIB_OBSERVATIONS, RLlibObservations, rename
 from train.config import field_docs, from_mapping, parse_overrides
 
 __all__ = ["Args", "MaskedActorCritic", "SeatGameEnv", "TrainResult", "build_config",
@@ -291,11 +295,7 @@ class SeatGameEnv(MultiAgentEnv):
         self.possible_agents = [f"{m}@{s}" for m in [LEARNER, *self.frozen] for s in seats]
         self.agents = []
         agent = self.raw.possible_agents[0]
-        single = gym.spaces.Dict({
-            "observations": self.raw.observation_space(agent)["observation"],
-            "action_mask": gym.spaces.Box(0.0, 1.0, (self.raw.action_space(agent).n,),
-                                          np.float32),
-        })
+        single = RLlibObservations(self.raw).observation_space(agent)  # the RLlib keys
         self.observation_spaces = dict.fromkeys(self.possible_agents, single)
         self.action_spaces = dict.fromkeys(self.possible_agents, self.raw.action_space(agent))
         self.rng = np.random.default_rng()
@@ -336,16 +336,17 @@ class SeatGameEnv(MultiAgentEnv):
             raw.step(self.bots[player].act(raw.view(seat), raw.game.legal_mask(), self.rng))
         return False
 
-    def _observation_of(self, agent_id: str, acting: bool) -> dict[str, np.ndarray]:
+    def _observation_of(self, agent_id: str) -> dict[str, np.ndarray]:
+        """The seat's observation under RLlib's keys, copied: the rules engines hand out
+        their cached legal mask, which nothing downstream may write into."""
         seat = int(agent_id.rsplit("@", 1)[1])
-        mask = (self.raw.game.legal_mask() if acting
-                else np.zeros(self.raw.action_space(self.raw.possible_agents[0]).n))
-        return {"observations": self.raw.encode(seat), "action_mask": mask.astype(np.float32)}
+        obs = rename(self.raw.observe(self.raw.possible_agents[seat]))
+        return {key: np.array(value, copy=True) for key, value in obs.items()}
 
     def _observation_of_mover(self) -> dict[str, dict[str, np.ndarray]]:
         mover = self.players[self.raw.game.current_seat]
         self.seen.add(mover)
-        return {mover: self._observation_of(mover, acting=True)}
+        return {mover: self._observation_of(mover)}
 
     def _mover(self) -> str:
         return self.players[self.raw.game.current_seat]
@@ -363,7 +364,7 @@ class SeatGameEnv(MultiAgentEnv):
         observations, rewards = {}, {}
         for agent_id in sorted(self.seen):
             seat = int(agent_id.rsplit("@", 1)[1])
-            observations[agent_id] = self._observation_of(agent_id, acting=False)
+            observations[agent_id] = self._observation_of(agent_id)
             rewards[agent_id] = 0.0 if final is None else float(final[seat])
         ended = final is not None
         return (observations, rewards, {"__all__": ended}, {"__all__": not ended}, {})
@@ -385,7 +386,7 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
 
     def setup(self) -> None:
         config = self.model_config
-        size = int(self.observation_space["observations"].shape[0])
+        size = int(self.observation_space[RLLIB_OBSERVATIONS].shape[0])
         widths = [size, *config["net_arch"]]
         self.activation = config["activation"]
         self.obs_transform = config["obs_transform"]
@@ -397,7 +398,7 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
         torch.nn.init.zeros_(self.action_head.bias)
 
     def _inputs(self, batch: dict[str, Any]) -> torch.Tensor:
-        return _TORCH_TRANSFORMS[self.obs_transform](batch[Columns.OBS]["observations"])
+        return _TORCH_TRANSFORMS[self.obs_transform](batch[Columns.OBS][RLLIB_OBSERVATIONS])
 
     def unmasked_logits(self, observations: torch.Tensor) -> torch.Tensor:
         """The actor's logits of raw observation vectors (what the numpy export computes)."""
@@ -406,7 +407,7 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         logits = self.action_head(self.actor(self._inputs(batch)))
-        mask = batch[Columns.OBS]["action_mask"]
+        mask = batch[Columns.OBS][RLLIB_ACTION_MASK].to(logits.dtype)  # int8 0/1 from the env
         return {Columns.ACTION_DIST_INPUTS: logits + torch.clamp(torch.log(mask), min=FLOAT_MIN)}
 
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> torch.Tensor:

@@ -62,6 +62,19 @@ def test_seat_env_pays_each_network_seat_its_own_final_reward_at_the_end():
         assert modules[0].startswith("frozen_") and modules[-1] == "learner"
 
 
+def test_seat_env_observations_are_copies_the_game_does_not_share():
+    # The rules engines cache their legal mask until the next move and hand out that array:
+    # an observation written into (by a connector, or a user) must not change the game.
+    env = seat_env({"random": 1.0}, env_id="loco_v0")
+    obs, _ = env.reset(seed=5)
+    (agent, o), = obs.items()
+    legal = env.raw.game.legal_mask().copy()
+    o["action_mask"][:] = 0
+    o["observations"][:] = -1.0
+    np.testing.assert_array_equal(env.raw.game.legal_mask(), legal)
+    np.testing.assert_array_equal(env._observation_of(agent)["action_mask"], legal)
+
+
 def test_seat_env_plays_scripted_seats_itself_and_truncates_at_the_cap():
     env = seat_env({"moco/heuristic": 1.0})
     steps = play_out(env, 3)
