@@ -20,6 +20,9 @@ spec                           bot
 ``<game>/heuristic``           a short scripted strategy per game: ``loco``, ``moco``,
                                ``momo``, ``mampfos`` (module ``agents.<game>``)
 ``loco/heuristic-strong``      LOCO heuristic that also tracks unseen cards and opponents
+``<game>/ppo``                 the trained policy shipped in ``agents/pretrained/`` for that game
+                               (:data:`PRETRAINED`: its player count; how it was trained is in
+                               the JSON beside the weights); numpy only, like ``ppo:``
 ``ppo:<path>``                 a trained policy saved as data (``<path>.npz`` + ``.json``,
                                :mod:`agents.ppo`; numpy only, never unpickles anything)
 =============================  ==============================================================
@@ -32,6 +35,7 @@ any seat of any game.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -73,9 +77,26 @@ HEURISTICS: dict[str, tuple[str, str]] = {
 }
 
 
+#: spec -> name of the shipped policy in :data:`PRETRAINED_DIR` (``<name>.npz`` + ``.json``, the
+#: format of :mod:`agents.ppo`); each plays the player count in its name.
+PRETRAINED: dict[str, str] = {
+    "loco/ppo": "loco_2p",
+    "moco/ppo": "moco_2p",
+    "momo/ppo": "momo_2p",
+    "mampfos/ppo": "mampfos_3p",
+}
+PRETRAINED_DIR = Path(__file__).parent / "pretrained"
+#: Shipped agents that play their most likely legal move instead of sampling one: measured
+#: stronger so (a cloned heuristic's rare sampled slips cost whole games in Los Mampfos, where
+#: two heuristics tie each other). The JSON's ``provenance.evaluation.play`` says which it was.
+PRETRAINED_GREEDY: frozenset[str] = frozenset({"mampfos/ppo"})
+
+
 def available_specs() -> list[str]:
     """Specs :func:`make` can build now (``ppo:<path>`` aside)."""
-    return ["random"] + [spec for spec in HEURISTICS if _loadable(spec)]
+    return (["random"] + [spec for spec in HEURISTICS if _loadable(spec)]
+            + [spec for spec, name in PRETRAINED.items()
+               if (PRETRAINED_DIR / f"{name}.json").is_file()])
 
 
 def _loadable(spec: str) -> bool:
@@ -94,6 +115,8 @@ def make(spec: str) -> Bot:
         return RandomBot()
     if spec.startswith("ppo:"):
         return _make_ppo(spec[len("ppo:"):])
+    if spec in PRETRAINED:
+        return _make_pretrained(spec)
     if spec in HEURISTICS:
         module, attr = HEURISTICS[spec]
         try:
@@ -123,6 +146,18 @@ def _make_ppo(path: str) -> Bot:
         return load_bot(path)
     except ValueError as exc:
         raise ValueError(f"agent spec 'ppo:{_short(path)}': {exc}") from None
+
+
+def _make_pretrained(spec: str) -> Bot:
+    """A shipped policy (:data:`PRETRAINED`): sampling like a ``ppo:`` bot, or greedy."""
+    from agents.ppo import load_bot
+
+    try:
+        bot = load_bot(PRETRAINED_DIR / PRETRAINED[spec], deterministic=spec in PRETRAINED_GREEDY)
+    except ValueError as exc:
+        raise ValueError(f"agent spec {spec!r} is not available here ({exc})") from None
+    bot.name = spec
+    return bot
 
 
 def _short(text: str) -> str:

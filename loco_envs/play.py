@@ -3,6 +3,7 @@
     python -m loco_envs.play loco_v0 --players 3 --seat 0 --opponents loco/heuristic,random
     python -m loco_envs.play moco_v0 --players 4 --opponents moco/heuristic --seed 7
     python -m loco_envs.play momo_v0 --players 1                      # solo Loco Momo
+    python -m loco_envs.play loco_v0 --opponents loco/ppo             # the shipped trained agent
     python -m loco_envs.play loco_v0 --rounds 3 --option photo_finish=seat --record me.jsonl
     python -m loco_envs.play loco_v0 --option stacking=identical     # +2 only on the same +2
 
@@ -686,6 +687,14 @@ def _make_bots(specs_text: str | None, env_id: str, num_players: int, seat: int,
             except (ValueError, ImportError, OSError, RuntimeError) as exc:  # e.g. a checkpoint
                 parser.error(f"--opponents: {exc}")
         bots[s] = built[spec]
+    trained = [bot for bot in built.values() if hasattr(bot, "policy")]
+    if trained:  # a trained policy plays the player count it was trained for, and no other
+        probe = loco_envs.make(env_id, wrapped=False, num_players=num_players)
+        size = probe.observation_space(probe.possible_agents[0])["observation"].shape[0]
+        for bot in trained:
+            if bot.policy.observation_size != size:
+                parser.error(f"--opponents: {bot.name} was trained for another number of "
+                             f"players than {num_players}")
     return bots
 
 

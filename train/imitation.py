@@ -375,7 +375,8 @@ def evaluation_table(args: BCArgs, policy_path: Path) -> dict[str, Any]:
 
     opponents = [_resolve(s, args.env_id) for s in args.eval_opponents]
     result = evaluate(policy_path, args.env_id, args.num_players, opponents, args.eval_games,
-                      seed=args.seed + 1000, options=args.env_options, workers=args.eval_workers,
+                      seed=args.seed + 1000, workers=args.eval_workers,
+                      options={**args.env_options, "max_decisions": args.max_decisions},
                       bootstrap=500)
     return {
         "games_per_opponent": args.eval_games,

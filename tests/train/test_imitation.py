@@ -130,3 +130,31 @@ def test_trainer_init_policy_is_checked_against_the_run(cloned):
         args.validate()
     args.net_arch = [32, 32]
     args.validate()
+
+
+def test_ship_copies_the_policy_and_records_its_duplicate_evaluation(cloned, tmp_path,
+                                                                     monkeypatch):
+    from train.ship import ship
+
+    monkeypatch.setattr(agents, "PRETRAINED_DIR", tmp_path / "pretrained")
+    path = ship(cloned, "mampfos/ppo", ["random"], games=6, workers=1)
+    assert path == tmp_path / "pretrained" / "mampfos_3p.npz"
+    policy, doc = load_policy(path)
+    assert np.array_equal(policy.action[0], load_policy(cloned)[0].action[0])
+    table = doc["provenance"]["evaluation"]
+    assert table["games_per_opponent"] == 6 and table["play"] == "greedy"
+    assert 0 <= table["win_rate"]["random"]["low"] <= table["win_rate"]["random"]["high"] <= 1
+    assert doc["provenance"]["config"]["shipped_from"] == str(cloned)
+    assert agents.make("mampfos/ppo").deterministic is True
+    with pytest.raises(ValueError, match="not the game of"):
+        ship(cloned, "loco/ppo", ["random"], games=2, workers=1)
+
+
+def test_ship_turns_the_trainers_summary_into_the_table():
+    from train.ship import _table_of
+
+    table = _table_of({"games": 2000, "capped": 1, "elo": [1500.0, 1450.0, 1550.0],
+                       "win_rates": {"random": [0.9, 0.88, 0.92], "loco/heuristic": [0.5, 0.47,
+                                                                                     0.53]}})
+    assert table["games_per_opponent"] == 1000 and table["play"] == "sampling"
+    assert table["win_rate"]["loco/heuristic"] == {"rate": 0.5, "low": 0.47, "high": 0.53}
