@@ -10,7 +10,10 @@ slow spell on a shared machine hits every row alike), medians shown:
   here, and only here, as the yardstick), ``vector serial`` (the trainer now: 128 games x 16
   steps in one process) and ``vector shared memory`` (the same over worker processes). The
   rollout is 2,048 decisions in every row; each row runs in a fresh process (spawned), whose
-  peak resident memory (plus its children's) is reported too;
+  peak resident memory (plus its children's, counted as many times as there are children) is
+  reported too, and its CPU time with its workers' (decisions per CPU-second: on a shared
+  machine the wall clock favours the row with more processes, which get more of the
+  scheduler's time);
 - **vector env**: random legal play through :func:`loco_envs.make_vec` at N = 1, 64, 256 games,
   against the single raw env playing the same way (``observe`` then ``step``, one core), and
   the shared-memory backend at N = 256 over all cores, per core.
@@ -158,15 +161,33 @@ def _training_row(task: tuple[str, str, str, int, int]) -> dict[str, float]:
         venv.venv.add_snapshot(snapshot)
     rollout = args.num_envs * args.num_steps
     model.learn(rollout)  # warm-up: process start, first resets, first update
-    start = time.perf_counter()
+    pids = _worker_pids(venv.venv)
+    start, cpu = time.perf_counter(), _cpu_seconds(pids)
     model.learn(updates * rollout, reset_num_timesteps=False)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, _cpu_seconds(pids) - cpu
     venv.close()
     me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    workers = 8 if path == "reference" else (os.cpu_count() or 1) * (path != "vector serial")
     return {"decisions_per_s": updates * rollout / seconds,
-            "peak_mb": me + workers * kids}
+            "decisions_per_cpu_s": updates * rollout / cpu,
+            "peak_mb": me + len(pids) * kids}
+
+
+def _worker_pids(venv: Any) -> list[int]:
+    """The collection processes of a vec env (SB3's subprocesses, or the vector env's)."""
+    if hasattr(venv, "processes"):
+        return [p.pid for p in venv.processes]
+    return [proc.pid for _, proc in getattr(venv.vec, "_workers", [])]
+
+
+def _cpu_seconds(pids: list[int]) -> float:
+    """CPU time of this process and of ``pids`` (user + system, from /proc on Linux)."""
+    total = time.process_time()
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
 
 
 def _child(queue: Any, task: tuple) -> None:
@@ -261,12 +282,14 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float,
 
 
 def tables(training: list[dict], vector: list[dict]) -> str:
-    lines = ["| game | path | learner decisions/s | vs reference | peak memory (MB) |",
-             "|---|---|---:|---:|---:|"]
+    lines = ["| game | path | learner decisions/s | vs reference | decisions per CPU-second "
+             "| vs reference | peak memory (MB) |", "|---|---|---:|---:|---:|---:|---:|"]
     for row in training:
         ref = next(r for r in training if r["env"] == row["env"] and r["path"] == "reference")
         lines.append(f"| {row['env']} 2p | {row['path']} | {row['decisions_per_s']:,.0f} | "
                      f"{row['decisions_per_s'] / ref['decisions_per_s']:.2f}x | "
+                     f"{row['decisions_per_cpu_s']:,.0f} | "
+                     f"{row['decisions_per_cpu_s'] / ref['decisions_per_cpu_s']:.2f}x | "
                      f"{row['peak_mb']:,.0f} |")
     lines += ["", "| game | level | decisions/s | per core | per core vs single raw env |",
               "|---|---|---:|---:|---:|"]
