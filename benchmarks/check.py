@@ -78,9 +78,11 @@ def load_baseline(path: str | Path) -> dict:
     """Read and check a baseline file; ``ValueError`` names the file and the bad field."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_bytes().decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    except (OSError, UnicodeDecodeError, RecursionError) as exc:
+        raise ValueError(f"{path}: unreadable ({exc.__class__.__name__})") from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a baseline must be a JSON object")
     for key in ("name", "tournament"):
@@ -93,9 +95,11 @@ def load_baseline(path: str | Path) -> dict:
         raise ValueError(f"{path}: 'tournament' lacks {missing}")
     try:
         tournament(data)
-    except ValueError as exc:
+    except (TypeError, ValueError) as exc:
         raise ValueError(f"{path}: 'tournament': {exc}") from None
     if "ratings" in data:
+        if not isinstance(data["ratings"], dict):
+            raise ValueError(f"{path}: 'ratings' must map agents to their recorded ratings")
         for agent, entry in data["ratings"].items():
             interval = entry.get("interval") if isinstance(entry, dict) else None
             if not isinstance(interval, list) or len(interval) != 2:

@@ -50,6 +50,7 @@ Its interval is bootstrapped with the Elo one.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -96,18 +97,32 @@ def write_records(path: str | Path, records: Iterable[dict]) -> Path:
 def read_records(path: str | Path) -> list[dict]:
     """Read match records; ``ValueError`` names the first bad line and what is wrong with it."""
     records = []
-    with Path(path).open() as handle:
-        for number, text in enumerate(handle, start=1):
+    try:
+        handle = Path(path).open("rb")
+    except OSError as exc:
+        raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"{path} line {number}: not UTF-8 text") from None
             if not text.strip():
                 continue
             try:
                 record = json.loads(text)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"{path} line {number}: not JSON ({exc.msg})") from None
+            except RecursionError:
+                raise ValueError(f"{path} line {number}: JSON nested too deeply") from None
             records.append(_check_record(record, f"{path} line {number}"))
     if not records:
         raise ValueError(f"{path}: no match records")
     return records
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_record(record: Any, where: str) -> dict:
@@ -117,9 +132,20 @@ def _check_record(record: Any, where: str) -> dict:
     if missing:
         raise ValueError(f"{where}: match record lacks {missing}")
     n = record["num_players"]
+    if not _is_int(n) or not 1 <= n <= 64:
+        raise ValueError(f"{where}: 'num_players' must be an integer from 1 to 64, got {n!r}")
     for key in ("seats", "ranks", "scores"):
         if not isinstance(record[key], list) or len(record[key]) != n:
             raise ValueError(f"{where}: {key!r} must be a list of num_players={n} entries")
+    kinds = {"seats": (str, "agent specs"), "agents": (str, "agent specs"),
+             "ranks": (int, "integers"), "scores": ((int, float), "numbers")}
+    for key, (kind, name) in kinds.items():
+        value = record[key]
+        if (not isinstance(value, list) or any(isinstance(x, bool) or not isinstance(x, kind)
+                                               for x in value)):
+            raise ValueError(f"{where}: {key!r} must be a list of {name}")
+    if not all(math.isfinite(x) for x in record["scores"]):
+        raise ValueError(f"{where}: 'scores' must be finite numbers")
     unknown = sorted(set(record["seats"]) - set(record["agents"]))
     if unknown:
         raise ValueError(f"{where}: seats hold {unknown}, which are not in 'agents'")

@@ -175,15 +175,40 @@ def load_state(cls: type[LocoGame], data: dict, rng: np.random.Generator,
                                for s, k in window.get("choices", {}).items()}
     except (AttributeError, TypeError, ValueError):
         raise _bad("window", "to_decide: a list of seats; choices: {seat: count}") from None
-    game.slap_window_due = bool(data.get("slap_window_due", False))
+    game.slap_window_due = _flag(data, "slap_window_due")
     game.active = _per_seat(data, "active", n, bool)
     game.in_round = _per_seat(data, "in_round", n, bool)
     for field in ("scores", "rounds_won", "leftover", "timeouts"):
         setattr(game, field, _per_seat(data, field, n, int))
     game.round = _get(data, "round", int)
-    game.decider = bool(data.get("decider", False))
+    game.decider = _flag(data, "decider")
+    _check_match(game, opts["rounds"], n)
     _check_consistency(game)
     return game
+
+
+#: L-71: the most one round can give its winner (the deck less the cheapest card on the pile).
+_MAX_ROUND_POINTS = int(C.FULL_DECK_COUNTS @ C.POINTS) - int(C.POINTS.min())
+
+
+def _flag(data: dict, field: str) -> bool:
+    value = data.get(field, False)
+    if not isinstance(value, bool):
+        raise _bad(field, f"expected true or false, got {type(value).__name__}")
+    return value
+
+
+def _check_match(game: LocoGame, rounds: int, n: int) -> None:
+    """Match counters within what a match can reach: at most R + 1 scored rounds (L-73)."""
+    scored = rounds + 1
+    for field, high in (("scores", scored * _MAX_ROUND_POINTS),
+                        ("leftover", scored * _MAX_ROUND_POINTS), ("rounds_won", scored)):
+        if not all(0 <= v <= high for v in getattr(game, field)):
+            raise _bad(field, f"each must be 0..{high} in a match of {rounds} rounds (L-73)")
+    if not all(v >= 0 for v in game.timeouts):
+        raise _bad("timeouts", "counts cannot be negative")
+    if not 1 <= game.round <= rounds + n - 1:
+        raise _bad("round", f"must be 1..{rounds + n - 1} in a match of {rounds} rounds")
 
 
 def _in_range(seat: Any, n: int) -> int:

@@ -73,3 +73,40 @@ def record_property(env_id: str, data: st.DataObject) -> None:
 test_records, test_records_slow = (
     pytest.mark.parametrize("env_id", loco_envs.available_envs())(test)
     for test in budgets(record_property, data=st.data()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Match records (``benchmarks.tournament --from-records FILE``)
+@functools.lru_cache(maxsize=1)
+def valid_match_records() -> str:
+    from benchmarks import tournament as T
+
+    t = T.Tournament("moco_v0", 2, ("moco/heuristic", "random", "random"), 12, seed=2)
+    return json.dumps(T.play(t, progress=False))
+
+
+def match_records_property(data: st.DataObject) -> None:
+    from benchmarks import ratings as R
+
+    records = json.loads(valid_match_records())
+    if data.draw(st.booleans(), label="structured"):
+        bad, _ = mutated(data, records)
+        bad = bad if isinstance(bad, list) else [bad]
+        text = "".join(json.dumps(r) + "\n" for r in bad).encode()
+    else:
+        text = byte_mutation(data, "".join(json.dumps(r) + "\n" for r in records).encode())
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "records.jsonl"
+        path.write_bytes(text)
+        with bounded():
+            try:
+                table = R.ratings_from_file(path, bootstrap=20)
+            except ValueError as exc:
+                count("match records", "ValueError")
+                assert str(path) in str(exc), exc
+                return
+    count("match records", "rated")
+    assert all(np.isfinite(row.elo) for row in table)
+
+
+test_match_records, test_match_records_slow = budgets(match_records_property, data=st.data())
