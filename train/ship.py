@@ -87,12 +87,29 @@ def ship(source: str | Path, spec: str, opponents: Sequence[str], games: int, se
     else:
         evaluation = evaluate_spec(spec, doc["env_id"], doc["env_options"]["num_players"],
                                    opponents, games, seed, options, workers)
-    config = dict(prov.get("config") or {})
+    config = with_method(dict(prov.get("config") or {}))
     config["shipped_from"] = str(source)
     meta = {"env_id": doc["env_id"], "env_options": doc["env_options"], "config": config,
             "seed": prov.get("seed"), "decisions": prov.get("decisions"),
             "evaluation": evaluation}
     return save_policy(dest, policy, meta)
+
+
+def with_method(config: dict[str, Any]) -> dict[str, Any]:
+    """``config`` with ``method`` named and, for a warm-started PPO run, the warm start's own
+    provenance (config, seed, decisions) under ``warm_start``: the whole recipe in one file."""
+    if "method" in config:
+        return config
+    init = config.get("init_policy")
+    if not init:
+        return {"method": "self-play PPO (python -m train)", **config}
+    _, doc = load_policy(init)
+    start = doc["provenance"]
+    return {"method": "behaviour cloning (python -m train.imitation), then self-play PPO "
+                      "(python -m train) from it",
+            **config,
+            "warm_start": {"config": start.get("config"), "seed": start.get("seed"),
+                           "decisions": start.get("decisions")}}
 
 
 def _table_of(evaluation: dict[str, Any]) -> dict[str, Any]:
