@@ -51,7 +51,7 @@ run: $(STAMP)
 		--agents ppo:$(RUN_CKPT).npz loco/heuristic random --out runs/make_run/tournament
 
 lint: $(STAMP)
-	$(PY) -m ruff check loco_envs agents train benchmarks tests
+	$(PY) -m ruff check loco_envs agents train benchmarks tests setup.py
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.throughput

@@ -69,11 +69,11 @@ class RandomBot:
 #: spec -> (module, class name) of every scripted bot; modules are imported on demand so a game
 #: that is not installed does not break the others.
 HEURISTICS: dict[str, tuple[str, str]] = {
-    "loco/heuristic": ("agents.loco", "LocoHeuristic"),
-    "loco/heuristic-strong": ("agents.loco", "LocoStrong"),
-    "moco/heuristic": ("agents.moco", "MocoHeuristic"),
-    "momo/heuristic": ("agents.momo", "MomoHeuristic"),
-    "mampfos/heuristic": ("agents.mampfos", "MampfosHeuristic"),
+    "loco/heuristic": ("loco_envs.agents.loco", "LocoHeuristic"),
+    "loco/heuristic-strong": ("loco_envs.agents.loco", "LocoStrong"),
+    "moco/heuristic": ("loco_envs.agents.moco", "MocoHeuristic"),
+    "momo/heuristic": ("loco_envs.agents.momo", "MomoHeuristic"),
+    "mampfos/heuristic": ("loco_envs.agents.mampfos", "MampfosHeuristic"),
 }
 
 
@@ -142,7 +142,7 @@ def _make_ppo(path: str) -> Bot:
     """
     if not path:
         raise ValueError("agent spec 'ppo:<path>': the path is missing")
-    from agents.ppo import load_bot
+    from loco_envs.agents.ppo import load_bot
 
     try:
         return load_bot(path)
@@ -152,7 +152,7 @@ def _make_ppo(path: str) -> Bot:
 
 def _make_pretrained(spec: str) -> Bot:
     """A shipped policy (:data:`PRETRAINED`): sampling like a ``ppo:`` bot, or greedy."""
-    from agents.ppo import load_bot
+    from loco_envs.agents.ppo import load_bot
 
     try:
         bot = load_bot(PRETRAINED_DIR / PRETRAINED[spec], deterministic=spec in PRETRAINED_GREEDY)

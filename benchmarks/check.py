@@ -63,8 +63,8 @@ from pathlib import Path
 import numpy as np
 
 import loco_envs
-from benchmarks import ratings as R
-from benchmarks import tournament as T
+from loco_envs.benchmarks import ratings as R
+from loco_envs.benchmarks import tournament as T
 
 BASELINES = Path(__file__).with_name("baselines")
 DEFAULT_MARGIN = 10.0

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from benchmarks import ratings as R
+from loco_envs.benchmarks import ratings as R
 
 __all__ = ["MANIFEST", "RECORDS", "RecordJournal", "atomic_write_text", "manifest",
            "output_errors"]
@@ -80,7 +80,7 @@ def manifest(t: Any) -> dict[str, Any]:
     weights = {}
     for spec in dict.fromkeys(t.agents):
         if spec.startswith("ppo:"):
-            from agents.ppo import load_policy
+            from loco_envs.agents.ppo import load_policy
 
             weights[spec] = load_policy(spec[len("ppo:"):])[1]["weights_sha256"]
     return {"env_id": t.env_id, "players": t.num_players, "agents": list(t.agents),

@@ -54,10 +54,10 @@ from typing import Any
 
 import numpy as np
 
-import agents
+from loco_envs import agents
 import loco_envs
-from benchmarks import ratings as R
-from benchmarks.journal import RecordJournal, output_errors
+from loco_envs.benchmarks import ratings as R
+from loco_envs.benchmarks.journal import RecordJournal, output_errors
 
 #: A game that takes more decisions than this is stopped with an error (a bot loop, not a game).
 MAX_STEPS = 1_000_000
@@ -239,12 +239,12 @@ def play(t: Tournament, workers: int = 1, progress: bool = True,
                unit="game", disable=not progress, file=sys.stderr)
     records = _RecordSink(t, journal)
     if backend == "ray":
-        from benchmarks import ray_backend
+        from loco_envs.benchmarks import ray_backend
 
         ray_backend.play_games({task[3]: task for task in tasks}, _play_task, address, bar,
                                on_records=records.extend)
     elif any(spec.startswith("ppo:") for spec in t.agents):
-        from train.games import play_tasks  # batched: one forward pass per ppo: agent and round
+        from loco_envs.train.games import play_tasks  # batched: one forward pass per ppo: agent and round
 
         play_tasks(tasks, workers, records.append, bar)
         records.sort(key=lambda record: record["game"])

@@ -54,7 +54,7 @@ def _reference_env_class():
     import gymnasium as gym
     from gymnasium import spaces
 
-    from agents.ppo import transform_observation
+    from loco_envs.agents.ppo import transform_observation
 
     class ReferenceSelfPlayEnv(gym.Env):
         """One seat of one game against the pool, opponents decided one at a time."""
@@ -115,7 +115,7 @@ def _reference_env_class():
 def _reference_venv(args: Any):
     from stable_baselines3.common.vec_env import SubprocVecEnv, VecMonitor
 
-    from train.pool import OpponentPool
+    from loco_envs.train.pool import OpponentPool
 
     cls = _reference_env_class()
 
@@ -135,7 +135,7 @@ def _training_row(task: tuple[str, str, str, int, int]) -> dict[str, float]:
     import torch
     from sb3_contrib import MaskablePPO
 
-    from train.ppo import Args, make_vec_env, parse_args
+    from loco_envs.train.ppo import Args, make_vec_env, parse_args
 
     torch.set_num_threads(1)
     args: Args = parse_args([config, "--seed", str(seed)])
@@ -152,7 +152,7 @@ def _training_row(task: tuple[str, str, str, int, int]) -> dict[str, float]:
                         gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.ent_coef,
                         seed=seed, device="cpu",
                         policy_kwargs=dict(net_arch=dict(pi=arch, vf=arch)))
-    from agents.ppo import NumpyPolicy
+    from loco_envs.agents.ppo import NumpyPolicy
 
     snapshot = NumpyPolicy.from_sb3(model.policy, args.obs_transform)
     if path == "reference":

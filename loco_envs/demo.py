@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-import agents
+from loco_envs import agents
 import loco_envs
 
 DEFAULT_AGENTS = "loco/heuristic-strong,loco/heuristic,random"

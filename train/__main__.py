@@ -11,7 +11,7 @@ import sys
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from train.ppo import main  # noqa: E402
+from loco_envs.train.ppo import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks import ratings as R
-from benchmarks import tournament as T
+from loco_envs.benchmarks import ratings as R
+from loco_envs.benchmarks import tournament as T
 
 __all__ = ["DEFAULT_MAX_DECISIONS", "EvalResult", "evaluate", "main", "metric_name",
            "resolve_opponent"]

@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-import agents
+from loco_envs import agents
 import loco_envs
-from agents.ppo import PPOBot
+from loco_envs.agents.ppo import PPOBot
 
 __all__ = ["BATCH", "play_tasks"]
 

@@ -52,10 +52,10 @@ from typing import Any
 
 import numpy as np
 
-import agents
+from loco_envs import agents
 import loco_envs
-from agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy, transform_observation
-from train.config import field_docs, load_config, parse_overrides
+from loco_envs.agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy, transform_observation
+from loco_envs.train.config import field_docs, load_config, parse_overrides
 
 __all__ = ["BCArgs", "Dataset", "collect", "fit", "main", "run"]
 
@@ -371,7 +371,7 @@ def save_value(path: Path, value: Any) -> Path:
 # The run
 def evaluation_table(args: BCArgs, policy_path: Path) -> dict[str, Any]:
     """Duplicate-format tournaments of the saved policy against each evaluation opponent."""
-    from train.evaluate import evaluate
+    from loco_envs.train.evaluate import evaluate
 
     opponents = [_resolve(s, args.env_id) for s in args.eval_opponents]
     result = evaluate(policy_path, args.env_id, args.num_players, opponents, args.eval_games,

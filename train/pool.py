@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-import agents
-from agents.ppo import NumpyPolicy
+from loco_envs import agents
+from loco_envs.agents.ppo import NumpyPolicy
 
 __all__ = ["SNAPSHOT", "OpponentPool", "check_mix"]
 

@@ -43,18 +43,18 @@ from typing import Any
 import numpy as np
 
 import loco_envs
-from agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy
+from loco_envs.agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy
 from loco_envs.vector import BACKENDS
-from train.checkpoints import (
+from loco_envs.train.checkpoints import (
     CheckpointError,
     checkpoint_files,
     latest_checkpoint,
     load_snapshots,
     save_checkpoint,
 )
-from train.config import field_docs, load_config, parse_overrides
-from train.evaluate import EvalResult, evaluate, resolve_opponent
-from train.pool import check_mix
+from loco_envs.train.config import field_docs, load_config, parse_overrides
+from loco_envs.train.evaluate import EvalResult, evaluate, resolve_opponent
+from loco_envs.train.pool import check_mix
 
 
 @dataclass
@@ -203,7 +203,7 @@ class Args:
         check_mix(self.opponent_mix, self.env_id)
         if not self.eval_opponents:
             raise ValueError("config key 'eval_opponents' must name at least one opponent")
-        import agents
+        from loco_envs import agents
 
         for spec in self.eval_opponents:
             full = resolve_opponent(spec, self.env_id)
@@ -220,7 +220,7 @@ class Args:
         if self.resume:
             latest_checkpoint(self.resume)  # ValueError when it is not a whole checkpoint
         if self.init_policy:
-            from train.warmstart import check_compatible
+            from loco_envs.train.warmstart import check_compatible
 
             check_compatible(self.init_policy, self.env_id, self.env_kwargs, self.net_arch,
                              self.activation, self.obs_transform)
@@ -248,8 +248,8 @@ def make_vec_env(args: Args):
     """The self-play vector env of ``args`` (with SB3's episode statistics)."""
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from train.pool import OpponentPool
-    from train.selfplay import SelfPlayVecEnv
+    from loco_envs.train.pool import OpponentPool
+    from loco_envs.train.selfplay import SelfPlayVecEnv
 
     pool = OpponentPool(args.opponent_mix, args.env_id, args.pool_size)
     venv = SelfPlayVecEnv(args.env_id, args.num_envs, pool, args.play_options,
@@ -477,7 +477,7 @@ def train(args: Args) -> TrainResult:
             **hyper,
         )
         if args.init_policy:
-            from train.warmstart import warm_start
+            from loco_envs.train.warmstart import warm_start
 
             warm_start(model, args.init_policy)
     model.set_logger(tensorboard_logger(writer))
@@ -548,7 +548,7 @@ def report(result: TrainResult) -> str:
              f"'ppo:{checkpoint_files(result.checkpoint)['policy']}'))"]
     ev = result.evaluation
     if ev is not None:
-        from benchmarks import ratings as R
+        from loco_envs.benchmarks import ratings as R
 
         lines.append("")
         for spec, (rate, low, high) in ev.win_rates.items():

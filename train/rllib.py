@@ -72,11 +72,11 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError(f"train.rllib needs the ray and train extras: pip install -e "
                       f"'.[train,ray]' ({exc})") from exc
 
-import agents
+from loco_envs import agents
 import loco_envs
-from agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy
+from loco_envs.agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy
 from loco_envs.wrappers import RLLIB_ACTION_MASK, RLLIB_OBSERVATIONS, RLlibObservations, rename
-from train.config import field_docs, from_mapping, parse_overrides
+from loco_envs.train.config import field_docs, from_mapping, parse_overrides
 
 __all__ = ["Args", "MaskedActorCritic", "SeatGameEnv", "TrainResult", "build_config",
            "load_args", "main", "module_of_agent", "to_numpy_policy", "train"]
@@ -525,7 +525,7 @@ def train(args: Args, address: str | None = None, progress: bool = True) -> Trai
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from benchmarks import ray_backend
+    from loco_envs.benchmarks import ray_backend
 
     torch.set_num_threads(args.torch_threads)
     ray_backend.connect(address)
@@ -577,7 +577,7 @@ def train(args: Args, address: str | None = None, progress: bool = True) -> Trai
 
 def final_evaluation(args: Args, policy: Path, run_dir: Path, writer: Any, step: int) -> Any:
     """The exported policy against the evaluation opponents, played on the same Ray cluster."""
-    from train.evaluate import evaluate
+    from loco_envs.train.evaluate import evaluate
 
     opponents = [resolve_spec(s, args.env_id) for s in args.eval_opponents]
     result = evaluate(policy, args.env_id, args.num_players, opponents, args.final_eval_games,

@@ -34,8 +34,8 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 import loco_envs
-from agents.ppo import NumpyPolicy, transform_observation
-from train.pool import OpponentPool
+from loco_envs.agents.ppo import NumpyPolicy, transform_observation
+from loco_envs.train.pool import OpponentPool
 
 __all__ = ["LEARNER", "SelfPlayVecEnv"]
 

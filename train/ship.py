@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import agents
-from agents.ppo import load_policy, policy_paths, save_policy
+from loco_envs import agents
+from loco_envs.agents.ppo import load_policy, policy_paths, save_policy
 
 __all__ = ["evaluate_spec", "main", "ship"]
 
@@ -31,9 +31,9 @@ __all__ = ["evaluate_spec", "main", "ship"]
 def evaluate_spec(spec: str, env_id: str, num_players: int, opponents: Sequence[str],
                   games: int, seed: int, options: dict[str, Any], workers: int) -> dict:
     """Win rate (95% interval) of ``spec`` against each opponent, duplicate format."""
-    from benchmarks import ratings as R
-    from benchmarks import tournament as T
-    from train.evaluate import DEFAULT_MAX_DECISIONS
+    from loco_envs.benchmarks import ratings as R
+    from loco_envs.benchmarks import tournament as T
+    from loco_envs.train.evaluate import DEFAULT_MAX_DECISIONS
 
     table: dict[str, Any] = {}
     capped = 0

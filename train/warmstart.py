@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.ppo import load_policy, policy_paths
+from loco_envs.agents.ppo import load_policy, policy_paths
 
 __all__ = ["check_compatible", "value_path", "warm_start"]
 

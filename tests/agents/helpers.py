@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchmarks.tournament import Tournament, play
+from loco_envs.benchmarks.tournament import Tournament, play
 
 
 def win_rate(env_id: str, players: int, lineup: tuple[str, ...], games: int, agent: str,

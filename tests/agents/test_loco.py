@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
+from loco_envs import agents
 from loco_envs.loco import actions as A
 from loco_envs.loco.rules import LocoGame
 from loco_envs.loco.state import position

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
+from loco_envs import agents
 
 
 def test_make_random_is_a_bot_named_random():

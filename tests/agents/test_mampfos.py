@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
+from loco_envs import agents
 import loco_envs
-from agents.mampfos import expected_share
+from loco_envs.agents.mampfos import expected_share
 from loco_envs.mampfos.rules import MampfosGame
 from tests.agents.helpers import win_rate
 from tests.mampfos.helpers import colours, game_from, state

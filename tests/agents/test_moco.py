@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import agents
+from loco_envs import agents
 from loco_envs.moco.rules import MocoGame
 from tests.agents.helpers import win_rate
 from tests.moco.helpers import do, load, position

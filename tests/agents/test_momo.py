@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
+from loco_envs import agents
 import loco_envs
-from agents.momo import taken_tokens
+from loco_envs.agents.momo import taken_tokens
 from loco_envs.momo.actions import NUM_TOKEN_TYPES
 from loco_envs.momo.rules import MomoGame
 from tests.agents.helpers import win_rate

@@ -10,9 +10,9 @@ import textwrap
 import numpy as np
 import pytest
 
-import agents
+from loco_envs import agents
 import loco_envs
-from agents.ppo import load_policy
+from loco_envs.agents.ppo import load_policy
 
 SPECS = sorted(agents.PRETRAINED)
 

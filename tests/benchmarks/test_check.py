@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from benchmarks import check as C
-from benchmarks import ratings as R
+from loco_envs.benchmarks import check as C
+from loco_envs.benchmarks import ratings as R
 
 
 def duel(n_games: int, a_wins: int, a: str = "h", b: str = "random") -> list[dict]:

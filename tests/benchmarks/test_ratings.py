@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks import ratings as R
+from loco_envs.benchmarks import ratings as R
 
 
 def record(seats, ranks, game=0, seed=None, agents=None):

@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-import agents
+from loco_envs import agents
 import loco_envs
-from benchmarks import ratings as R
-from benchmarks import tournament as T
+from loco_envs.benchmarks import ratings as R
+from loco_envs.benchmarks import tournament as T
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import agents
+from loco_envs import agents
 import loco_envs
 import loco_envs.replay as replay_cli
 from tests.cli.helpers import Script, console

@@ -168,7 +168,7 @@ def test_replay_command_says_the_game_was_truncated(tmp_path):
 
 
 def test_the_tournament_cap_is_the_env_option(tmp_path):
-    from benchmarks.tournament import play_game
+    from loco_envs.benchmarks.tournament import play_game
 
     record = play_game("loco_v0", ["random", "random"], seed=3,
                        options={"max_decisions": 10}, record_path=tmp_path / "g.jsonl")

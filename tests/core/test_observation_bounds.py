@@ -12,7 +12,7 @@ import importlib
 import numpy as np
 import pytest
 
-import agents
+from loco_envs import agents
 import loco_envs
 
 #: (env id, options): player counts from the smallest to the largest, and the options that

@@ -54,7 +54,7 @@ def write_files(folder: Path) -> None:
 def tools():
     import importlib
 
-    from benchmarks import check, tournament
+    from loco_envs.benchmarks import check, tournament
 
     play = importlib.import_module("loco_envs.play")
     replay = importlib.import_module("loco_envs.replay")
@@ -68,7 +68,7 @@ def tools():
     yield "check", check.main, check.build_parser, [
         mock.patch.object(check, "rerun", side_effect=Reached)]
     try:
-        from train import evaluate, ppo
+        from loco_envs.train import evaluate, ppo
     except ImportError:
         return
     yield "train.evaluate", evaluate.main, None, [
@@ -96,10 +96,10 @@ def flags_of(name: str) -> list[str]:
     if name == "train":
         import dataclasses
 
-        from train.ppo import Args
+        from loco_envs.train.ppo import Args
 
         return ["--" + f.name.replace("_", "-") for f in dataclasses.fields(Args)] + ["--help"]
-    from benchmarks.tournament import build_parser
+    from loco_envs.benchmarks.tournament import build_parser
 
     return [s for action in build_parser()._actions for s in action.option_strings]
 

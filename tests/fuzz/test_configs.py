@@ -20,7 +20,7 @@ from tests.fuzz.fuzzing import SMALL_NASTY, UNICODE, bounded, budgets, count, mu
 
 pytest.importorskip("torch")
 
-from train.config import load_config, parse_overrides  # noqa: E402
+from loco_envs.train.config import load_config, parse_overrides  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted(p.name for p in (ROOT / "configs").glob("*.yaml"))
@@ -33,10 +33,10 @@ ALIAS_BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
 @functools.cache
 def args_class(name: str) -> type:
     if "_bc" in name:
-        from train.imitation import BCArgs
+        from loco_envs.train.imitation import BCArgs
 
         return BCArgs
-    from train.ppo import Args
+    from loco_envs.train.ppo import Args
 
     return Args
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-import agents
+from loco_envs import agents
 import loco_envs
 from tests.cli.helpers import Script, console
 from tests.fuzz.fuzzing import UNICODE, bounded, budgets, count

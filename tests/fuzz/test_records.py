@@ -79,14 +79,14 @@ test_records, test_records_slow = (
 # Match records (``benchmarks.tournament --from-records FILE``)
 @functools.lru_cache(maxsize=1)
 def valid_match_records() -> str:
-    from benchmarks import tournament as T
+    from loco_envs.benchmarks import tournament as T
 
     t = T.Tournament("moco_v0", 2, ("moco/heuristic", "random", "random"), 12, seed=2)
     return json.dumps(T.play(t, progress=False))
 
 
 def match_records_property(data: st.DataObject) -> None:
-    from benchmarks import ratings as R
+    from loco_envs.benchmarks import ratings as R
 
     records = json.loads(valid_match_records())
     if data.draw(st.booleans(), label="structured"):

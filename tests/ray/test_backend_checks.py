@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from benchmarks import ray_backend as RB
-from benchmarks import tournament as T
+from loco_envs.benchmarks import ray_backend as RB
+from loco_envs.benchmarks import tournament as T
 
 
 def moco_duel(games: int = 4) -> T.Tournament:

@@ -14,11 +14,11 @@ import pytest
 pytest.importorskip("ray.rllib", reason="the ray extra is not installed: pip install -e '.[ray]'")
 torch = pytest.importorskip("torch", reason="the train extra is not installed")
 
-import agents  # noqa: E402
+from loco_envs import agents  # noqa: E402
 import loco_envs  # noqa: E402
-from agents.ppo import load_policy  # noqa: E402
-from benchmarks import tournament as T  # noqa: E402
-from train import rllib as L  # noqa: E402
+from loco_envs.agents.ppo import load_policy  # noqa: E402
+from loco_envs.benchmarks import tournament as T  # noqa: E402
+from loco_envs.train import rllib as L  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -121,7 +121,7 @@ def test_exported_numpy_policy_gives_the_modules_logits(tmp_path):
     assert (masked[~legal] < -1e30).all()
 
     # Saved in the suite's format, it loads and plays as a ppo: agent.
-    from agents.ppo import save_policy
+    from loco_envs.agents.ppo import save_policy
     path = save_policy(tmp_path / "exported", exported,
                        {"env_id": "loco_v0", "env_options": {"num_players": 2}})
     loaded, doc = load_policy(path)

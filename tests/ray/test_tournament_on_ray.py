@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import check as C
-from benchmarks import ratings as R
-from benchmarks import ray_backend as RB
-from benchmarks import tournament as T
-from train import evaluate as E
+from loco_envs.benchmarks import check as C
+from loco_envs.benchmarks import ratings as R
+from loco_envs.benchmarks import ray_backend as RB
+from loco_envs.benchmarks import tournament as T
+from loco_envs.train import evaluate as E
 
 pytestmark = pytest.mark.slow
 

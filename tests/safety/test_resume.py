@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import tournament as T
-from benchmarks.journal import RECORDS, RecordJournal
+from loco_envs.benchmarks import tournament as T
+from loco_envs.benchmarks.journal import RECORDS, RecordJournal
 from tests.safety.helpers import saved_policy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,7 +140,7 @@ def test_a_damaged_or_foreign_line_is_an_error_not_trusted(tmp_path: Path, polic
 
 
 def test_a_changed_ppo_agent_cannot_be_resumed(tmp_path: Path) -> None:
-    from agents.ppo import save_policy
+    from loco_envs.agents.ppo import save_policy
     from tests.safety.helpers import random_policy
 
     mine = saved_policy(tmp_path, "moco_v0", name="mine")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from train.config import field_docs, load_config, parse_overrides
-from train.ppo import Args, main, parse_args
+from loco_envs.train.config import field_docs, load_config, parse_overrides
+from loco_envs.train.ppo import Args, main, parse_args
 
 # The trainer's configs (others in configs/, e.g. *_bc.yaml, belong to other commands).
 CONFIGS = sorted(p for p in (Path(__file__).parents[2] / "configs").glob("*.yaml")

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 import loco_envs
-from agents.ppo import NumpyPolicy, save_policy
-from benchmarks import ratings as R
-from benchmarks import tournament as T
-from train.evaluate import evaluate, metric_name, resolve_opponent
-from train.games import play_tasks
+from loco_envs.agents.ppo import NumpyPolicy, save_policy
+from loco_envs.benchmarks import ratings as R
+from loco_envs.benchmarks import tournament as T
+from loco_envs.train.evaluate import evaluate, metric_name, resolve_opponent
+from loco_envs.train.games import play_tasks
 
 
 def random_policy_file(tmp_path: Path, env_id: str, players: int) -> str:
@@ -75,7 +75,7 @@ def test_names() -> None:
 
 
 def test_command_line_prints_the_table_and_the_plot(tmp_path, capsys) -> None:  # noqa: ANN001
-    from train.evaluate import main
+    from loco_envs.train.evaluate import main
 
     code = main(["moco_v0", "--players", "2", "--games", "4", "--agents", "moco/heuristic",
                  "random", "--out", str(tmp_path), "--bootstrap", "10", "--no-progress"])

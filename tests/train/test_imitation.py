@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("torch")
 
-import agents  # noqa: E402
-from agents.ppo import load_policy  # noqa: E402
-from train.imitation import BCArgs, collect, main, run  # noqa: E402
-from train.warmstart import check_compatible, value_path, warm_start  # noqa: E402
+from loco_envs import agents  # noqa: E402
+from loco_envs.agents.ppo import load_policy  # noqa: E402
+from loco_envs.train.imitation import BCArgs, collect, main, run  # noqa: E402
+from loco_envs.train.warmstart import check_compatible, value_path, warm_start  # noqa: E402
 
 
 def small_args(tmp_path, **kw) -> BCArgs:
@@ -85,7 +85,7 @@ def test_warm_start_copies_actor_and_value_into_a_maskable_policy(cloned):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from agents.ppo import NumpyPolicy, transform_observation
+    from loco_envs.agents.ppo import NumpyPolicy, transform_observation
 
     path = cloned
     saved, _ = load_policy(path)
@@ -121,7 +121,7 @@ def test_warm_start_refuses_another_network(cloned):
 
 
 def test_trainer_init_policy_is_checked_against_the_run(cloned):
-    from train.ppo import Args
+    from loco_envs.train.ppo import Args
 
     args = Args(env_id="mampfos_v0", num_players=3, net_arch=[64, 64], init_policy=str(cloned),
                 num_envs=4, num_steps=16, batch_size=64, eval_opponents=["random"],
@@ -134,7 +134,7 @@ def test_trainer_init_policy_is_checked_against_the_run(cloned):
 
 def test_ship_copies_the_policy_and_records_its_duplicate_evaluation(cloned, tmp_path,
                                                                      monkeypatch):
-    from train.ship import ship
+    from loco_envs.train.ship import ship
 
     monkeypatch.setattr(agents, "PRETRAINED_DIR", tmp_path / "pretrained")
     path = ship(cloned, "mampfos/ppo", ["random"], games=6, workers=1)
@@ -151,7 +151,7 @@ def test_ship_copies_the_policy_and_records_its_duplicate_evaluation(cloned, tmp
 
 
 def test_ship_turns_the_trainers_summary_into_the_table():
-    from train.ship import _table_of
+    from loco_envs.train.ship import _table_of
 
     table = _table_of({"games": 2000, "capped": 1, "elo": [1500.0, 1450.0, 1550.0],
                        "win_rates": {"random": [0.9, 0.88, 0.92], "loco/heuristic": [0.5, 0.47,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.ppo import NumpyPolicy
+from loco_envs.agents.ppo import NumpyPolicy
 from loco_envs.core.rewards import rank_rewards
-from train.pool import OpponentPool
-from train.selfplay import SelfPlayVecEnv
+from loco_envs.train.pool import OpponentPool
+from loco_envs.train.selfplay import SelfPlayVecEnv
 
 GAMES = [("loco_v0", 2), ("moco_v0", 2), ("moco_v0", 3), ("momo_v0", 2),
          ("mampfos_v0", 3)]

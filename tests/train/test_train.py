@@ -15,12 +15,12 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-import agents  # noqa: E402
+from loco_envs import agents  # noqa: E402
 import loco_envs  # noqa: E402
-from agents.ppo import NumpyPolicy, load_policy  # noqa: E402
-from benchmarks import tournament as T  # noqa: E402
-from train import checkpoints as C  # noqa: E402
-from train.ppo import Args, main, train  # noqa: E402
+from loco_envs.agents.ppo import NumpyPolicy, load_policy  # noqa: E402
+from loco_envs.benchmarks import tournament as T  # noqa: E402
+from loco_envs.train import checkpoints as C  # noqa: E402
+from loco_envs.train.ppo import Args, main, train  # noqa: E402
 
 TINY = dict(total_timesteps=128, num_envs=4, num_steps=16, batch_size=32, update_epochs=1,
             net_arch=[32], snapshot_every=1, pool_size=2, checkpoint_every=2, eval_games=2,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import agents
+from loco_envs import agents
 import loco_envs
 from loco_envs.vector import first_seeds, next_seed
 
