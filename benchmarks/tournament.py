@@ -54,8 +54,8 @@ from typing import Any
 
 import numpy as np
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from loco_envs.benchmarks import ratings as R
 from loco_envs.benchmarks.journal import RecordJournal, output_errors
 
@@ -244,7 +244,9 @@ def play(t: Tournament, workers: int = 1, progress: bool = True,
         ray_backend.play_games({task[3]: task for task in tasks}, _play_task, address, bar,
                                on_records=records.extend)
     elif any(spec.startswith("ppo:") for spec in t.agents):
-        from loco_envs.train.games import play_tasks  # batched: one forward pass per ppo: agent and round
+        from loco_envs.train.games import (
+            play_tasks,  # batched: one forward pass per ppo: agent and round
+        )
 
         play_tasks(tasks, workers, records.append, bar)
         records.sort(key=lambda record: record["game"])

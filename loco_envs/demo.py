@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 
 DEFAULT_AGENTS = "loco/heuristic-strong,loco/heuristic,random"
 

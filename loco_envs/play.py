@@ -37,8 +37,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from loco_envs.core.registry import GAMES, raw_env_class
 
 InputFn = Callable[[str], str]

@@ -30,7 +30,13 @@ from typing import Any
 
 import numpy as np
 
-from loco_envs.agents.ppo import NumpyPolicy, atomic_write_bytes, load_policy, policy_paths, save_policy
+from loco_envs.agents.ppo import (
+    NumpyPolicy,
+    atomic_write_bytes,
+    load_policy,
+    policy_paths,
+    save_policy,
+)
 
 __all__ = ["CheckpointError", "checkpoint_files", "latest_checkpoint", "load_snapshots",
            "save_checkpoint", "save_snapshots"]

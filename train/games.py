@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from loco_envs.agents.ppo import PPOBot
 
 __all__ = ["BATCH", "play_tasks"]

@@ -52,8 +52,8 @@ from typing import Any
 
 import numpy as np
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from loco_envs.agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy, transform_observation
 from loco_envs.train.config import field_docs, load_config, parse_overrides
 

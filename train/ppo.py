@@ -44,7 +44,6 @@ import numpy as np
 
 import loco_envs
 from loco_envs.agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy
-from loco_envs.vector import BACKENDS
 from loco_envs.train.checkpoints import (
     CheckpointError,
     checkpoint_files,
@@ -55,6 +54,7 @@ from loco_envs.train.checkpoints import (
 from loco_envs.train.config import field_docs, load_config, parse_overrides
 from loco_envs.train.evaluate import EvalResult, evaluate, resolve_opponent
 from loco_envs.train.pool import check_mix
+from loco_envs.vector import BACKENDS
 
 
 @dataclass

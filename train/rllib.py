@@ -72,11 +72,11 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError(f"train.rllib needs the ray and train extras: pip install -e "
                       f"'.[train,ray]' ({exc})") from exc
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from loco_envs.agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy
-from loco_envs.wrappers import RLLIB_ACTION_MASK, RLLIB_OBSERVATIONS, RLlibObservations, rename
 from loco_envs.train.config import field_docs, from_mapping, parse_overrides
+from loco_envs.wrappers import RLLIB_ACTION_MASK, RLLIB_OBSERVATIONS, RLlibObservations, rename
 
 __all__ = ["Args", "MaskedActorCritic", "SeatGameEnv", "TrainResult", "build_config",
            "load_args", "main", "module_of_agent", "to_numpy_policy", "train"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from loco_envs.agents.mampfos import expected_share
 from loco_envs.mampfos.rules import MampfosGame
 from tests.agents.helpers import win_rate

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from loco_envs.agents.momo import taken_tokens
 from loco_envs.momo.actions import NUM_TOKEN_TYPES
 from loco_envs.momo.rules import MomoGame

@@ -10,8 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from loco_envs.agents.ppo import load_policy
 
 SPECS = sorted(agents.PRETRAINED)

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from loco_envs.benchmarks import ratings as R
 from loco_envs.benchmarks import tournament as T
 

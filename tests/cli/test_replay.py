@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from loco_envs import agents
 import loco_envs
 import loco_envs.replay as replay_cli
+from loco_envs import agents
 from tests.cli.helpers import Script, console
 
 

@@ -12,8 +12,8 @@ import importlib
 import numpy as np
 import pytest
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 
 #: (env id, options): player counts from the smallest to the largest, and the options that
 #: change what can be seen (match length, stacking, the clock, expansions, memory).

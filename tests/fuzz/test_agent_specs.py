@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 from hypothesis import strategies as st
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from loco_envs.agents.ppo import load_policy
 from tests.fuzz.fuzzing import NASTY, UNICODE, bounded, budgets, count, mutated
 from tests.safety.helpers import saved_policy

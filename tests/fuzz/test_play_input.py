@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from tests.cli.helpers import Script, console
 from tests.fuzz.fuzzing import UNICODE, bounded, budgets, count
 

@@ -14,8 +14,8 @@ import pytest
 pytest.importorskip("ray.rllib", reason="the ray extra is not installed: pip install -e '.[ray]'")
 torch = pytest.importorskip("torch", reason="the train extra is not installed")
 
-from loco_envs import agents  # noqa: E402
 import loco_envs  # noqa: E402
+from loco_envs import agents  # noqa: E402
 from loco_envs.agents.ppo import load_policy  # noqa: E402
 from loco_envs.benchmarks import tournament as T  # noqa: E402
 from loco_envs.train import rllib as L  # noqa: E402

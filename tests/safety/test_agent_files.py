@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from loco_envs.agents import ppo
 from loco_envs.agents.ppo import NumpyPolicy, load_policy, save_policy
 from tests.safety.helpers import random_policy, saved_policy, sb3_style_data, touching_pickle

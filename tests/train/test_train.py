@@ -15,8 +15,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from loco_envs import agents  # noqa: E402
 import loco_envs  # noqa: E402
+from loco_envs import agents  # noqa: E402
 from loco_envs.agents.ppo import NumpyPolicy, load_policy  # noqa: E402
 from loco_envs.benchmarks import tournament as T  # noqa: E402
 from loco_envs.train import checkpoints as C  # noqa: E402

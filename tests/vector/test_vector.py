@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from loco_envs import agents
 import loco_envs
+from loco_envs import agents
 from loco_envs.vector import first_seeds, next_seed
 
 GAMES = [("loco_v0", {"num_players": 2}), ("moco_v0", {"num_players": 3}),
