@@ -222,8 +222,11 @@ class Args:
         if self.init_policy:
             from loco_envs.train.warmstart import check_compatible
 
-            check_compatible(self.init_policy, self.env_id, self.env_kwargs, self.net_arch,
-                             self.activation, self.obs_transform)
+            try:
+                check_compatible(self.init_policy, self.env_id, self.env_kwargs, self.net_arch,
+                                 self.activation, self.obs_transform)
+            except ValueError as exc:
+                raise ValueError(f"config key 'init_policy': {exc}") from None
 
     @property
     def env_kwargs(self) -> dict[str, Any]:

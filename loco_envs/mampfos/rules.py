@@ -716,6 +716,9 @@ def _pile(value: Any) -> list[list[int]]:
                                                   for c in cards):
             raise ValueError(f"state field 'pile': letter {letter} must list card codes, "
                              f"got {cards!r}")
+        if len(cards) > len(DECK[letter]):
+            raise ValueError(f"state field 'pile': letter {letter} holds {len(cards)} cards, "
+                             f"its stack has {len(DECK[letter])} (P-04)")
         pile.append(sorted(CARD_ID[c] for c in cards))
     if sum(stack.count(END_CARD) for stack in pile) > 1:
         raise ValueError("state field 'pile' holds more than one end card")
