@@ -239,6 +239,13 @@ def _check_decision(game: LocoGame) -> None:
         raise _bad("window", f"phase {phase!r} needs window kind {window!r}")
     if window and game.window_to_decide[:1] != [actor]:
         raise _bad("window", "to_decide must start with the seat to decide (actor)")
+    top = game.discard[-1]
+    if window == "slap" and any(game.hands[s][top] < 1 for s in game.window_to_decide):
+        raise _bad("window", f"to_decide: a slap window asks only seats holding a "
+                             f"{C.CODES[top]} (L-41)")
+    if game.pending and C.KIND[top] != game.pending_kind:
+        raise _bad("pending", f"a pending {game.pending_kind} penalty needs a "
+                              f"{game.pending_kind} on top, not {C.CODES[top]} (L-32, L-33)")
     if phase == "call" and game.call_queue[:1] != [actor]:
         raise _bad("call_queue", "phase 'call' needs a queue starting with the actor")
     if phase == "contre" and not game.contre_queue:

@@ -97,3 +97,24 @@ def test_malformed_state_dicts_name_the_field(state, field):
     env = loco_envs.make("loco_v0", num_players=2, wrapped=False)
     with pytest.raises(ValueError, match=field):
         env.reset(seed=0, options={"state": state})
+
+
+def test_L32_a_pending_penalty_needs_its_card_on_top():
+    """A pending +2 under an r3 would let stacking="identical" accept an r3 as an answer."""
+    state = _broken(pending=2, pending_kind="+2")
+    env = loco_envs.make("loco_v0", num_players=2, wrapped=False, stacking="identical")
+    with pytest.raises(ValueError, match="pending.*L-32"):
+        env.reset(seed=0, options={"state": state})
+
+
+def test_L41_a_slap_window_asks_only_holders_of_the_top_card():
+    # seat 1 holds no r3, yet the window would ask it
+    state = _broken(phase="slap", actor=1, turn_seat=1, lander=0,
+                    window={"kind": "slap", "to_decide": [1], "choices": {}})
+    env = loco_envs.make("loco_v0", num_players=2, wrapped=False)
+    with pytest.raises(ValueError, match="window.*L-41"):
+        env.reset(seed=0, options={"state": state})
+    state["hands"][1].append("r3")
+    state["draw_pile"].remove("r3")
+    env.reset(seed=0, options={"state": state})
+    assert env.game.legal_mask().any()
