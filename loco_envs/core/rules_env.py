@@ -33,6 +33,7 @@ record's header (when set), so a replay rebuilds the same cap.
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any, ClassVar
@@ -71,13 +72,7 @@ class RulesAECEnv(AECEnv):
                              f"{high.shape}, observations of {self.observation_size()} entries")
         n_actions = self.game_class.NUM_ACTIONS
         self._observation_spaces = {
-            agent: spaces.Dict(
-                {
-                    "observation": spaces.Box(low, high, dtype=np.float32),
-                    "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
-                }
-            )
-            for agent in self.possible_agents
+            agent: _observation_space(low, high, n_actions) for agent in self.possible_agents
         }
         self._action_spaces = {agent: spaces.Discrete(n_actions) for agent in self.possible_agents}
         self._no_actions = np.zeros(n_actions, np.int8)
@@ -301,6 +296,29 @@ class RulesAECEnv(AECEnv):
             for line in self.record_lines():
                 handle.write(json.dumps(line) + "\n")
         return path
+
+
+#: Observation spaces already built, by bounds and action count (see _observation_space).
+_SPACE_PROTOTYPES: dict[tuple[bytes, bytes, int], spaces.Dict] = {}
+
+
+def _observation_space(low: np.ndarray, high: np.ndarray, n_actions: int) -> spaces.Dict:
+    """A new observation space per agent, copied from a cached prototype.
+
+    Gymnasium's ``Box`` formats its bounds into a string when it is built, about 10 ms for
+    per-entry bounds: a vector env of hundreds of games would pay that per game and agent.
+    A deep copy skips it and still gives each agent a space (and sampling RNG) of its own.
+    """
+    low, high = np.asarray(low, np.float32), np.asarray(high, np.float32)
+    key = (low.tobytes(), high.tobytes(), n_actions)
+    if key not in _SPACE_PROTOTYPES:
+        _SPACE_PROTOTYPES[key] = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
+            }
+        )
+    return copy.deepcopy(_SPACE_PROTOTYPES[key])
 
 
 def _package_version() -> str:
