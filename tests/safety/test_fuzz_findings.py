@@ -9,11 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from loco_envs.benchmarks import check
-from loco_envs.benchmarks import tournament as T
 from rich.console import Console
 
 import loco_envs
+from loco_envs.benchmarks import check
+from loco_envs.benchmarks import tournament as T
 from loco_envs.loco.actions import str_to_action as loco_action
 from tests.cli.helpers import Script, console
 
