@@ -222,6 +222,11 @@ class Args:
         if self.init_policy:
             from loco_envs.train.warmstart import check_compatible
 
+            if not Path(f"{Path(self.init_policy).with_suffix('')}.json").exists():
+                raise ValueError(
+                    f"config key 'init_policy': no policy at {self.init_policy} (a full config's "
+                    f"warm start is made first by python -m train.imitation "
+                    f"configs/<game>_bc.yaml)")
             try:
                 check_compatible(self.init_policy, self.env_id, self.env_kwargs, self.net_arch,
                                  self.activation, self.obs_transform)
