@@ -30,13 +30,13 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from loco_envs.agents.ppo import atomic_write_bytes
 from loco_envs.benchmarks import ratings as R
 
 __all__ = ["MANIFEST", "RECORDS", "RecordJournal", "atomic_write_text", "manifest",
@@ -62,16 +62,7 @@ def atomic_write_text(path: Path, text: str) -> Path:
     """``path`` holds its old content or all of ``text``, whatever happens meanwhile."""
     with output_errors(path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_bytes(path, text.encode())
     return path
 
 
