@@ -46,17 +46,20 @@ def byte_mutation(data: st.DataObject, text: bytes) -> bytes:
     return text[:where] + junk + text[where + len(junk):]
 
 
+def mutated_jsonl(data: st.DataObject, lines: list) -> bytes:
+    """``lines`` as JSON Lines, mutated either as JSON values or as raw bytes."""
+    if data.draw(st.booleans(), label="structured"):
+        bad, _ = mutated(data, lines)
+        lines = bad if isinstance(bad, list) else [bad]
+        return "".join(json.dumps(line) + "\n" for line in lines).encode()
+    return byte_mutation(data, "".join(json.dumps(line) + "\n" for line in lines).encode())
+
+
 def record_property(env_id: str, data: st.DataObject) -> None:
     seed = data.draw(st.integers(0, 20), label="deal")
     moves = data.draw(st.sampled_from([None, None, 0, 5, 30]), label="moves")
     lines = json.loads(valid_record(env_id, seed, moves))
-    if data.draw(st.booleans(), label="structured"):
-        bad, _ = mutated(data, lines)
-        if not isinstance(bad, list):
-            bad = [bad]
-        text = "".join(json.dumps(line) + "\n" for line in bad).encode()
-    else:
-        text = byte_mutation(data, "".join(json.dumps(x) + "\n" for x in lines).encode())
+    text = mutated_jsonl(data, lines)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "game.jsonl"
         path.write_bytes(text)
@@ -89,12 +92,7 @@ def match_records_property(data: st.DataObject) -> None:
     from loco_envs.benchmarks import ratings as R
 
     records = json.loads(valid_match_records())
-    if data.draw(st.booleans(), label="structured"):
-        bad, _ = mutated(data, records)
-        bad = bad if isinstance(bad, list) else [bad]
-        text = "".join(json.dumps(r) + "\n" for r in bad).encode()
-    else:
-        text = byte_mutation(data, "".join(json.dumps(r) + "\n" for r in records).encode())
+    text = mutated_jsonl(data, records)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "records.jsonl"
         path.write_bytes(text)
