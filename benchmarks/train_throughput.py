@@ -20,6 +20,7 @@ slow spell on a shared machine hits every row alike), medians shown:
 
     python -m benchmarks.train_throughput                     # LOCO and Moco 2p
     python -m benchmarks.train_throughput --envs loco_v0 --updates 3 --repeats 5
+    python -m benchmarks.train_throughput --only vector       # the vector-env table alone
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ import loco_envs  # noqa: E402
 
 PATHS = ("reference", "vector serial", "vector shared memory")
 VECTOR_SIZES = (1, 64, 256)
+TABLES = ("training", "vector")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -247,16 +249,18 @@ def _vector_rows(env_id: str) -> list[tuple[str, int, Any]]:
 
 
 # ---------------------------------------------------------------------------------------------
-def measure(envs: list[str], updates: int, repeats: int, seconds: float,
-            seed: int) -> tuple[list[dict], list[dict]]:
+def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: int,
+            only: tuple[str, ...] = TABLES) -> tuple[list[dict], list[dict]]:
+    """The rows of the tables in ``only`` (both by default), the repeats interleaved."""
     from tqdm import tqdm
 
     configs = {env_id: str(Path("configs") / f"{env_id.removesuffix('_v0')}_quick.yaml")
                for env_id in envs}
     training = [{"env": env_id, "path": path, "samples": []} for env_id in envs
-                for path in PATHS]
+                for path in PATHS if "training" in only]
     vector = [{"env": env_id, "level": name, "cores": cores, "vec": vec, "samples": []}
-              for env_id in envs for name, cores, vec in _vector_rows(env_id)]
+              for env_id in envs if "vector" in only
+              for name, cores, vec in _vector_rows(env_id)]
     ctx = multiprocessing.get_context("spawn")
     total = repeats * (len(training) + len(vector))
     with tqdm(total=total, desc="train throughput", unit="run", file=sys.stderr) as bar:
@@ -282,24 +286,31 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float,
 
 
 def tables(training: list[dict], vector: list[dict]) -> str:
-    lines = ["| game | path | learner decisions/s | vs reference | decisions per CPU-second "
-             "| vs reference | peak memory (MB) |", "|---|---|---:|---:|---:|---:|---:|"]
-    for row in training:
-        ref = next(r for r in training if r["env"] == row["env"] and r["path"] == "reference")
-        lines.append(f"| {row['env']} 2p | {row['path']} | {row['decisions_per_s']:,.0f} | "
-                     f"{row['decisions_per_s'] / ref['decisions_per_s']:.2f}x | "
-                     f"{row['decisions_per_cpu_s']:,.0f} | "
-                     f"{row['decisions_per_cpu_s'] / ref['decisions_per_cpu_s']:.2f}x | "
-                     f"{row['peak_mb']:,.0f} |")
-    lines += ["", "| game | level | decisions/s | per core | per core vs single raw env |",
-              "|---|---|---:|---:|---:|"]
-    for row in vector:
-        single = next(r for r in vector if r["env"] == row["env"] and r["cores"] == 1
-                      and r["level"] == "single raw env")
-        per_core = row["decisions_per_s"] / row["cores"]
-        lines.append(f"| {row['env']} 2p | {row['level']} | {row['decisions_per_s']:,.0f} | "
-                     f"{per_core:,.0f} | {per_core / single['decisions_per_s']:.2f}x |")
-    return "\n".join(lines)
+    """The measured tables as Markdown (a table without rows is left out)."""
+    blocks = []
+    if training:
+        lines = ["| game | path | learner decisions/s | vs reference | decisions per CPU-second "
+                 "| vs reference | peak memory (MB) |", "|---|---|---:|---:|---:|---:|---:|"]
+        for row in training:
+            ref = next(r for r in training
+                       if r["env"] == row["env"] and r["path"] == "reference")
+            lines.append(f"| {row['env']} 2p | {row['path']} | {row['decisions_per_s']:,.0f} | "
+                         f"{row['decisions_per_s'] / ref['decisions_per_s']:.2f}x | "
+                         f"{row['decisions_per_cpu_s']:,.0f} | "
+                         f"{row['decisions_per_cpu_s'] / ref['decisions_per_cpu_s']:.2f}x | "
+                         f"{row['peak_mb']:,.0f} |")
+        blocks.append("\n".join(lines))
+    if vector:
+        lines = ["| game | level | decisions/s | per core | per core vs single raw env |",
+                 "|---|---|---:|---:|---:|"]
+        for row in vector:
+            single = next(r for r in vector if r["env"] == row["env"] and r["cores"] == 1
+                          and r["level"] == "single raw env")
+            per_core = row["decisions_per_s"] / row["cores"]
+            lines.append(f"| {row['env']} 2p | {row['level']} | {row['decisions_per_s']:,.0f} | "
+                         f"{per_core:,.0f} | {per_core / single['decisions_per_s']:.2f}x |")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -312,6 +323,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=3.0,
                         help="wall time of one vector-env run")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", choices=TABLES, nargs="+", default=list(TABLES),
+                        help="the tables to measure (default: both)")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.envs) - set(loco_envs.available_envs()))
     if unknown:
@@ -319,7 +332,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.updates < 1 or args.repeats < 1 or args.seconds <= 0:
         parser.error("--updates and --repeats must be >= 1, --seconds > 0")
     load = os.getloadavg()
-    training, vector = measure(args.envs, args.updates, args.repeats, args.seconds, args.seed)
+    training, vector = measure(args.envs, args.updates, args.repeats, args.seconds, args.seed,
+                               tuple(args.only))
     print(tables(training, vector))
     print(f"\n{os.cpu_count()} cores; load average {load[0]:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} at the end (other processes share the machine)")

@@ -95,6 +95,13 @@ class RulesAECEnv(AECEnv):
         """The ``float32`` observation of ``seat`` (an encoding of ``view(seat)``)."""
         raise NotImplementedError
 
+    def encode_into(self, seat: int, out: np.ndarray) -> None:
+        """Write ``encode(seat)`` into ``out``, e.g. a row of a vector env's buffer.
+
+        A game whose encoder can write in place overrides this to skip the temporary array.
+        """
+        out[:] = self.encode(seat)
+
     # --- PettingZoo API ------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_spaces[agent]
@@ -134,6 +141,7 @@ class RulesAECEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
+        self._synced = True
         self._after_move()
 
     def game_options(self) -> dict[str, Any]:
@@ -152,6 +160,37 @@ class RulesAECEnv(AECEnv):
         self._after_move()
         if self.render_mode == "human":
             self.render()
+
+    def step_unsynced(self, action: int) -> bool:
+        """``step(action)`` for the vector env's hot loop: the move and its record line only.
+
+        Plays ``action`` (a legal one: an illegal one raises and changes nothing) for the seat
+        to act and records it, as ``step`` does, and returns whether the game is over (ended,
+        or at ``max_decisions``). PettingZoo's per-move bookkeeping (``agent_selection``,
+        ``rewards``, ``terminations``, ``truncations``, ``infos``, ``truncated_game``) waits
+        for :meth:`sync`, which the caller runs before anything reads it; the rules state,
+        ``view``, ``encode`` and ``decisions`` are up to date at once.
+        """
+        game = self.game
+        seat = game.current_seat
+        game.apply(action)
+        self._moves.append((seat, action))
+        self._synced = False
+        cap = self.options["max_decisions"]
+        return game.terminal or (cap is not None and len(self._moves) >= cap)
+
+    def sync(self) -> None:
+        """Bring the bookkeeping up to date after :meth:`step_unsynced` moves.
+
+        One ``_after_move`` gives exactly the state that a ``step`` per move would have left:
+        every reward is 0 until the game ends or is truncated, so the per-move updates of
+        ``rewards`` and the cumulative rewards add nothing, and the rest is set from the state;
+        only ``agent_selection``, which an ended game leaves on the last mover, is set first.
+        """
+        if not self._synced:
+            self._synced = True
+            self.agent_selection = self.possible_agents[self._moves[-1][0]]
+            self._after_move()
 
     def _after_move(self) -> None:
         game = self.game

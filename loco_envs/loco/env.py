@@ -130,6 +130,9 @@ class raw_env(RulesAECEnv):  # noqa: N801 - PettingZoo's naming convention
     def encode(self, seat: int) -> np.ndarray:
         return observation.encode_game(self.game, seat)
 
+    def encode_into(self, seat: int, out: np.ndarray) -> None:
+        observation.encode_game(self.game, seat, out)
+
 
 def env(**options: Any):
     """The wrapped LOCO env (illegal moves end the game with -1 for the offender)."""

@@ -177,15 +177,20 @@ class _Offsets:
 _offsets = cache(_Offsets)
 
 
-def encode_game(game: LocoGame, seat: int) -> np.ndarray:
+def encode_game(game: LocoGame, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     """The same vector as ``encode(game.view(seat))``, read straight from the engine's state.
 
     This is the env's hot path: scalar writes into a zeroed buffer, no intermediate view;
-    ``tests/loco/test_env.py`` pins it to :func:`encode`.
+    ``tests/loco/test_env.py`` pins it to :func:`encode`. With ``out`` (a ``float32`` array of
+    the observation's length, e.g. a vector env's buffer row) it writes there and returns it.
     """
     n = game.num_players
     o = _offsets(n)
-    obs = np.zeros(o.size, np.float32)
+    if out is None:
+        obs = np.zeros(o.size, np.float32)
+    else:
+        obs = out
+        obs.fill(0)
     obs[:NUM_IDENTITIES] = game.hands[seat]
     obs[o.top + game.discard[-1]] = 1
     obs[o.colour + game.colour] = 1

@@ -2,10 +2,13 @@
 
 Both backends run their games through this class: the in-process one over all games, each worker
 of the shared-memory one over its own slice, writing straight into the shared arrays. Each game
-is a raw env of the suite (``RulesAECEnv``), stepped through its own ``step``, so the rules, the
-``max_decisions`` cap, the rewards and the records are exactly those of the single env; the
-observation of the seat to act comes from the env's ``encode(seat)`` (the fast path that reads
-the engine's state, the same vector as ``observe``).
+is a raw env of the suite (``RulesAECEnv``), stepped by ``step_unsynced``: the rules engine's
+``apply`` and the record's move line, without PettingZoo's per-move bookkeeping, which the
+env's own ``sync`` brings up to date at the end of a game (so the final rewards, scores, ranks,
+``max_decisions`` truncation and records are those of the single env, computed by its code) and
+whenever a caller asks for the env (:meth:`GameBatch.env`). The observation of the seat to act
+is written straight into its buffer row by the env's ``encode_into(seat, row)`` (the fast path
+that reads the engine's state, the same vector as ``observe``).
 """
 
 from __future__ import annotations
@@ -97,10 +100,17 @@ class GameBatch:
         self.envs = [cls(**options) for _ in range(start, stop)]
         self.start = start
         self.buf = buffers
+        self.obs_rows = list(buffers.obs)  # one view per game: no indexing per decision
         self.bot_objects = list(bots)
         self.autoreset = autoreset
         self.rngs: list[np.random.Generator] = []
         self.bot_rngs: list[np.random.Generator] = []
+
+    def env(self, j: int) -> Any:
+        """Game ``j``'s raw env, its PettingZoo bookkeeping brought up to date first."""
+        env = self.envs[j]
+        env.sync()
+        return env
 
     def reset(self, seeds: Sequence[int]) -> None:
         """Start every game of the slice on its seed (first episode) and write its arrays."""
@@ -130,7 +140,7 @@ class GameBatch:
         # A seat a bot plays reads its view: no encoding, except at an episode's first decision
         # (the caller only learns of the new episode, and who plays it, after this step).
         if fresh or b.observed[j, seat]:
-            b.obs[j] = env.encode(seat)
+            env.encode_into(seat, self.obs_rows[j])
         b.masks[j] = game.legal_mask()
 
     def step(self) -> None:
@@ -144,25 +154,31 @@ class GameBatch:
         b.terminations[:] = False
         b.truncations[:] = False
         bots, actions = b.bots.tolist(), b.actions.tolist()  # plain ints: cheaper per game
-        envs, write = self.envs, self._write
+        observed, seats = b.observed.tolist(), b.seats.tolist()  # as the step began
+        envs, rows, masks = self.envs, self.obs_rows, b.masks
         for j in np.flatnonzero((b.actions >= 0) | (b.bots >= 0)).tolist():
             env = envs[j]
             k = bots[j]
             if k >= 0:
-                seat = int(b.seats[j])
-                action = self.bot_objects[k].act(env.view(seat), b.masks[j], self.bot_rngs[j])
+                view = env.game.view(seats[j])
+                action = int(self.bot_objects[k].act(view, masks[j], self.bot_rngs[j]))
             else:
                 action = actions[j]
-            env.step(action)
-            if env.over:
+            if env.step_unsynced(action):
                 self._finish(j, env)
-            else:
-                write(j, env)
+                continue
+            game = env.game
+            seat = game.current_seat
+            b.seats[j] = seat
+            if observed[j][seat]:  # see _write
+                env.encode_into(seat, rows[j])
+            masks[j] = game.legal_mask()
 
     def _finish(self, j: int, env: Any) -> None:
+        """Game ``j`` ended or hit ``max_decisions``: its results, then its next episode."""
+        env.sync()  # the env's own final rewards, scores and ranks (or its truncation)
         b, game = self.buf, env.game
-        agents = env.possible_agents
-        for s, agent in enumerate(agents):
+        for s, agent in enumerate(env.possible_agents):
             b.rewards[j, s] = env.rewards[agent]
             b.scores[j, s] = env.infos[agent]["score"]
         if game.terminal:

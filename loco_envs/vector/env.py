@@ -191,13 +191,13 @@ class VectorGameEnv(VectorEnv):
         """``view(seat)`` of game ``index`` (in-process backend only: the games live here)."""
         if self._batch is None:
             raise ValueError("view() needs backend='serial': shared-memory games live in workers")
-        return self._batch.envs[index].view(seat)
+        return self._batch.envs[index].view(seat)  # the rules state: always up to date
 
     def game_env(self, index: int) -> Any:
         """The raw env of game ``index`` (in-process backend only), e.g. for its record."""
         if self._batch is None:
             raise ValueError("game_env() needs backend='serial'")
-        return self._batch.envs[index]
+        return self._batch.env(index)
 
     # --- internals -----------------------------------------------------------------------------
     def _seeds(self, seed: int | Sequence[int] | None) -> list[int]:

@@ -81,6 +81,23 @@ def test_the_fast_encoder_equals_the_encoding_of_the_view():
             env.step(actions[rng.integers(len(actions))])
 
 
+def test_the_fast_encoder_writes_in_place_over_a_stale_row():
+    env = loco_envs.make("loco_v0", num_players=3, wrapped=False)
+    env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    row = np.full(observation.observation_size(3), 7.0, np.float32)  # what a last game left
+    for _ in range(400):
+        if env.game.terminal:
+            break
+        for seat in range(3):
+            assert observation.encode_game(env.game, seat, out=row) is row
+            assert np.array_equal(row, observation.encode(env.game.view(seat)))
+            env.encode_into(seat, row)
+            assert np.array_equal(row, env.encode(seat))
+        actions = env.game.legal_actions()
+        env.step(actions[rng.integers(len(actions))])
+
+
 def test_observation_is_relative_to_the_observer_and_hides_other_hands():
     hands = [["r1", "r2", "r3"], ["g1", "g2"], ["b1", "b2", "b3", "b4"]]
     env = loco_envs.make("loco_v0", num_players=3, wrapped=False)

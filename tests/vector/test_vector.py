@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -101,6 +103,54 @@ def test_bots_play_inside_the_env_with_the_games_bot_generator(backend):
             _check_rows(vec, singles)
     finally:
         vec.close()
+
+
+def _pettingzoo_state(env) -> str:
+    """Everything a caller of the raw env can read, besides the rules state, as one string."""
+    agent = env.agent_selection
+    obs = env.observe(agent)
+    return json.dumps({
+        "record": env.record_lines(), "agent_selection": agent, "rewards": env.rewards,
+        "cumulative": env._cumulative_rewards, "terminations": env.terminations,
+        "truncations": env.truncations, "infos": env.infos, "over": env.over,
+        "truncated_game": env.truncated_game, "decisions": env.decisions,
+        "agents": env.agents, "observation": obs["observation"].tolist(),
+        "action_mask": obs["action_mask"].tolist(), "last": [float(env.last()[1]),
+                                                             *env.last()[2:4]]})
+
+
+#: Caps near each game's length under random play: some games end, others are truncated
+#: (random LOCO games take hundreds of decisions: truncated only).
+CAPS = {"loco_v0": 30, "moco_v0": 35, "momo_v0": 40, "mampfos_v0": 106}
+
+
+@pytest.mark.parametrize(("env_id", "options"),
+                         [*GAMES, ("loco_v0", {"num_players": 3, "timeout_rate": 0.3})])
+def test_game_env_reads_like_the_single_env_during_and_after_each_game(env_id, options):
+    """The batch steps its envs without PettingZoo's bookkeeping: ``game_env`` syncs it."""
+    n, seed = 6, 2
+    options = {**options, "max_decisions": CAPS[env_id]}
+    vec = loco_envs.make_vec(env_id, n, autoreset_mode="Disabled", **options)
+    vec.reset(seed=seed)
+    singles = []
+    for s in first_seeds(seed, n):
+        singles.append(loco_envs.make(env_id, wrapped=False, **options))
+        singles[-1].reset(seed=s)
+    rng = np.random.default_rng(3)
+    terminated = truncated = 0
+    for step in range(CAPS[env_id] + 3):
+        live = vec.seats >= 0
+        actions = np.array([rng.choice(np.flatnonzero(m)) if live[i] else -1
+                            for i, m in enumerate(vec.masks)])
+        vec.step(actions)
+        for i in np.flatnonzero(live).tolist():
+            singles[i].step(int(actions[i]))
+        terminated += int(vec.terminations.sum())
+        truncated += int(vec.truncations.sum())
+        for i, single in enumerate(singles):
+            if step % 4 == 0 or vec.seats[i] < 0:  # finished games: again at every step
+                assert _pettingzoo_state(vec.game_env(i)) == _pettingzoo_state(single)
+    assert (vec.seats < 0).all() and truncated > 0 and (env_id == "loco_v0" or terminated > 0)
 
 
 def test_seed_list_sets_each_games_first_episode():
