@@ -191,11 +191,14 @@ def encode_game(game: LocoGame, seat: int, out: np.ndarray | None = None) -> np.
     else:
         obs = out
         obs.fill(0)
+    # Zero entries are skipped: the buffer is zeroed, and a numpy write costs more than a test.
     obs[:NUM_IDENTITIES] = game.hands[seat]
     obs[o.top + game.discard[-1]] = 1
     obs[o.colour + game.colour] = 1
-    obs[o.direction] = game.direction == 1
-    obs[o.pending] = min(game.pending, MAX_CARDS)
+    if game.direction == 1:
+        obs[o.direction] = 1
+    if game.pending:
+        obs[o.pending] = min(game.pending, MAX_CARDS)
     if game.pending_kind:
         obs[o.pending + 1 + (game.pending_kind == "+4")] = 1
     phase, actor = game.visible_decision(seat)  # a secret slap window looks like the turn (L-41)
@@ -203,26 +206,38 @@ def encode_game(game: LocoGame, seat: int, out: np.ndarray | None = None) -> np.
         obs[o.phase + phase] = 1
     if phase == AFTER_DRAW and seat == game.current_seat and game.drawn is not None:
         obs[o.drawn + game.drawn] = 1
-    obs[o.swaps_left] = game.swaps_left
+    if game.swaps_left:
+        obs[o.swaps_left] = game.swaps_left
+    sizes, calls, active, in_round = game.hand_sizes, game.calls, game.active, game.in_round
+    scores, won, leftover = game.scores, game.rounds_won, game.leftover
     for s in range(n):
         row = o.seats + ((s - seat) % n) * PER_SEAT
-        obs[row] = game.hand_sizes[s]
-        obs[row + 1 + game.calls[s]] = 1
-        obs[row + 5] = game.active[s]
-        obs[row + 6] = game.in_round[s]
-        obs[row + 7] = game.scores[s] / 100
-        obs[row + 8] = game.rounds_won[s]
-        obs[row + 9] = game.leftover[s] / 100
+        if sizes[s]:
+            obs[row] = sizes[s]
+        obs[row + 1 + calls[s]] = 1
+        if active[s]:
+            obs[row + 5] = 1
+        if in_round[s]:
+            obs[row + 6] = 1
+        if scores[s]:
+            obs[row + 7] = scores[s] / 100
+        if won[s]:
+            obs[row + 8] = won[s]
+        if leftover[s]:
+            obs[row + 9] = leftover[s] / 100
     caller, announced = game.contre_queue[0] if phase == CONTRE else (-1, False)
     for column, who in ((10, game.turn_seat), (11, actor), (12, game.lander),
                         (13, caller)):
         if who >= 0:
             obs[o.seats + ((who - seat) % n) * PER_SEAT + column] = 1
-    obs[o.contre_announced] = announced
+    if announced:
+        obs[o.contre_announced] = 1
     obs[o.match] = game.round
     obs[o.match + 1] = game.rounds
-    obs[o.match + 2] = game.decider
-    obs[o.draw_pile] = len(game.draw_pile)
+    if game.decider:
+        obs[o.match + 2] = game.decider
+    if game.draw_pile:
+        obs[o.draw_pile] = len(game.draw_pile)
     obs[o.discard:] = game.discard_counts
     return obs
 

@@ -157,7 +157,10 @@ class raw_env(RulesAECEnv):  # noqa: N801 (PettingZoo's classic name)
         return observation.bounds(self.num_players)
 
     def encode(self, seat: int) -> np.ndarray:
-        return observation.encode(self.game.view(seat))
+        return observation.encode_game(self.game, seat)
+
+    def encode_into(self, seat: int, out: np.ndarray) -> None:
+        observation.encode_game(self.game, seat, out)
 
 
 def env(**options) -> AECEnv:

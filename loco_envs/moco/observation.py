@@ -49,10 +49,23 @@ from loco_envs.moco.cards import (
     VALUES,
     deck,
 )
-from loco_envs.moco.rules import CHIPS_PER_SUIT, HAND_SIZE, REMOVED, MocoView, pile_values
+from loco_envs.moco.rules import (
+    ACE_ONLY_VALUE,
+    CHIPS_PER_SUIT,
+    HAND_SIZE,
+    PHASES,
+    REMOVED,
+    MocoGame,
+    MocoView,
+    pile_values,
+)
 
 MATCH_SCORE_SCALE = 10.0
 _PHASE_INDEX = {"play": 0, "chip": 1}
+#: The engine's phase number -> entry of the ``phase`` slice (None: over, no entry).
+_PHASE_ENTRY = tuple(_PHASE_INDEX.get(name) for name in PHASES)
+#: Number of players -> observer seat -> the absolute seats in relative order.
+_ORDERS = {n: [[(seat + r) % n for r in range(n)] for seat in range(n)] for n in range(2, 6)}
 
 
 def slices(num_players: int) -> dict[str, slice]:
@@ -169,6 +182,62 @@ def encode(view: MocoView) -> np.ndarray:
     out[counts0:counts0 + len(counts)] = counts
     scores = view.match_scores
     out[match0:] = [view.game, view.num_games] + [scores[s] / MATCH_SCORE_SCALE for s in order]
+    return out
+
+
+def encode_game(game: MocoGame, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    """The same vector as ``encode(game.view(seat))``, read straight from the engine's state.
+
+    The env's hot path: building the view (sorted hand, tuples of every pile and chip row)
+    costs more than the encoding, so this reads the engine's own lists (its package's private
+    state, read-only), in one pass over the piles and two numpy writes: the card one-hots, then
+    everything from ``pile_heights`` to the end as one list. With ``out`` (a ``float32`` array
+    of the observation's length, e.g. a vector env's buffer row) it writes there and returns
+    it. ``tests/moco/test_env.py`` pins it to :func:`encode`.
+    """
+    n = game.num_players
+    size, hand0, cards0, tops0, phase0, played0, act0, dealer0, counts0, match0 = _OFFSETS[n]
+    if out is None:
+        out = np.zeros(size, np.float32)
+    else:
+        out.fill(0)
+    hands = game._hands
+    ones = [hand0 + card for card in hands[seat]]
+    heights, values = [], []
+    for suit, pile in enumerate(game._piles):
+        if pile:
+            row = suit * NUM_PLAYABLE
+            base = cards0 + row
+            ones += [base + card for card in pile]
+            top = pile[-1]
+            ones.append(tops0 + row + top)
+            heights.append(len(pile))
+            values.append(VALUES[top])
+        else:
+            heights.append(0)
+            values.append(ACE_ONLY_VALUE)  # M-21, as pile_values
+    out[ones] = 1.0
+    order = _ORDERS[n][seat]
+    chips = game._chips
+    tail = heights + values + game._supply
+    for s in order:
+        tail += chips[s]
+    tail += [len(hands[s]) for s in order]
+    tail.append(len(game._removed))
+    hot = [0] * (match0 - phase0)  # phase, played_pile, to_act, dealer
+    phase = _PHASE_ENTRY[game.phase]
+    if phase is not None:
+        hot[phase] = 1
+    if game.played_pile >= 0:
+        hot[played0 - phase0 + game.played_pile] = 1
+    if game.current_seat >= 0:
+        hot[act0 - phase0 + (game.current_seat - seat) % n] = 1
+    hot[dealer0 - phase0 + (game.dealer - seat) % n] = 1
+    tail += hot
+    tail += (game.game, game.num_games)
+    scores = game.match_scores
+    tail += [scores[s] / MATCH_SCORE_SCALE for s in order]
+    out[counts0:] = tail
     return out
 
 

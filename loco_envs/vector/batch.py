@@ -156,6 +156,7 @@ class GameBatch:
         bots, actions = b.bots.tolist(), b.actions.tolist()  # plain ints: cheaper per game
         observed, seats = b.observed.tolist(), b.seats.tolist()  # as the step began
         envs, rows, masks = self.envs, self.obs_rows, b.masks
+        going, going_masks = [], []  # games that go on, their new masks (one write for all)
         for j in np.flatnonzero((b.actions >= 0) | (b.bots >= 0)).tolist():
             env = envs[j]
             k = bots[j]
@@ -165,14 +166,18 @@ class GameBatch:
             else:
                 action = actions[j]
             if env.step_unsynced(action):
-                self._finish(j, env)
+                self._finish(j, env)  # writes the game's arrays itself
+                seats[j] = int(b.seats[j])
                 continue
             game = env.game
-            seat = game.current_seat
-            b.seats[j] = seat
+            seat = seats[j] = game.current_seat
             if observed[j][seat]:  # see _write
                 env.encode_into(seat, rows[j])
-            masks[j] = game.legal_mask()
+            going.append(j)
+            going_masks.append(game.legal_mask())
+        b.seats[:] = seats
+        if going:
+            masks[going] = going_masks
 
     def _finish(self, j: int, env: Any) -> None:
         """Game ``j`` ended or hit ``max_decisions``: its results, then its next episode."""

@@ -97,6 +97,24 @@ def test_observation_slices_follow_the_view_from_the_observers_seat():
     assert "leaves" in observation.to_string(obs, 3)
 
 
+@pytest.mark.parametrize(("n", "match"), [(2, False), (3, True), (4, False), (5, True)])
+def test_the_fast_encoder_equals_the_encoding_of_the_view(n, match):
+    env = loco_envs.make("moco_v0", num_players=n, match=match, wrapped=False)
+    rng = np.random.default_rng(n)
+    row = np.full(observation.observation_size(n), 7.0, np.float32)  # what a last game left
+    for seed in range(3):
+        env.reset(seed=seed)
+        while True:
+            for seat in range(n):
+                expected = observation.encode(env.game.view(seat))
+                assert np.array_equal(observation.encode_game(env.game, seat), expected)
+                env.encode_into(seat, row)
+                assert np.array_equal(row, expected)
+            if env.over:  # the ended game is encoded too (last() observes it)
+                break
+            env.step(int(rng.choice(env.game.legal_actions())))
+
+
 def test_hidden_cards_do_not_change_what_a_seat_observes():
     """Swap a card between seat 1's hand and the removed cards: seat 0 sees no difference."""
     base = position(["5ml 9lk", "2mk 3mw", "4ms 7sk"], removed="Cw Cs")
