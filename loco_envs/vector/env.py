@@ -194,7 +194,11 @@ class VectorGameEnv(VectorEnv):
         return self._batch.envs[index].view(seat)  # the rules state: always up to date
 
     def game_env(self, index: int) -> Any:
-        """The raw env of game ``index`` (in-process backend only), e.g. for its record."""
+        """The raw env of game ``index`` (in-process backend only), e.g. for its record.
+
+        The batch steps its games' rules engines directly; this brings the env's PettingZoo
+        bookkeeping (``agent_selection``, rewards, ``last()``) up to date before handing it out.
+        """
         if self._batch is None:
             raise ValueError("game_env() needs backend='serial'")
         return self._batch.env(index)
