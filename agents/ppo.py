@@ -20,7 +20,8 @@ two files side by side:
   ``num_actions``       ``Discrete(n)`` of that env's action space
   ``layer_sizes``       widths of the hidden layers, e.g. ``[64, 64]``
   ``activation``        ``"tanh"`` or ``"relu"`` after each hidden layer
-  ``obs_transform``     ``"none"`` or ``"log1p"`` applied to the observation first
+  ``obs_transform``     ``"none"`` or ``"log1p"`` applied to the observation first, optionally
+                        with ``+<features>``: per-action features appended (:mod:`agents.features`)
   ``weights_sha256``    hash of the ``.npz``: a pair torn by a crash between the two writes is
                         refused instead of mixing old weights with new metadata
   ``provenance``        ``config``, ``seed``, ``decisions`` (trained on), ``evaluation`` (table)
@@ -56,6 +57,7 @@ from typing import Any
 
 import numpy as np
 
+from loco_envs.agents.features import ACTION_FEATURES
 from loco_envs.core.registry import GAMES
 
 __all__ = [
@@ -68,6 +70,9 @@ __all__ = [
     "load_policy",
     "policy_paths",
     "save_policy",
+    "check_transform",
+    "transform_bounds",
+    "transform_extra_size",
     "transform_observation",
     "view_encoder",
 ]
@@ -75,11 +80,16 @@ __all__ = [
 FORMAT = "loco-envs-policy"
 FORMAT_VERSION = 1
 
-#: Observation transforms (counts such as a draw pile of 100 cards would swamp the 0/1 entries).
-OBS_TRANSFORMS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+#: Elementwise observation transforms (counts such as a draw pile of 100 cards would swamp the
+#: 0/1 entries).
+_SCALES: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "none": lambda x: x,
     "log1p": np.log1p,
 }
+#: Every ``obs_transform``: an elementwise one, optionally followed by ``+<features>``, a set of
+#: per-action features appended to the network's input (:mod:`agents.features`, one game each).
+OBS_TRANSFORMS: tuple[str, ...] = (*_SCALES, *(f"{scale}+{name}" for scale in _SCALES
+                                                for name in ACTION_FEATURES))
 
 _ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "tanh": np.tanh,
@@ -101,8 +111,47 @@ _PROVENANCE_FIELDS = ("config", "seed", "decisions", "evaluation")
 
 
 def transform_observation(obs: np.ndarray, transform: str) -> np.ndarray:
-    """The network's input for a raw observation vector (float32)."""
-    return OBS_TRANSFORMS[transform](np.asarray(obs, np.float32)).astype(np.float32, copy=False)
+    """The network's input for a raw observation vector, or a batch ``[N, D]`` (float32).
+
+    With action features the input is wider than the observation by
+    :func:`transform_extra_size`: the features of the raw observation come after it.
+    """
+    scale, _, features = transform.partition("+")
+    obs = np.asarray(obs, np.float32)
+    scaled = _SCALES[scale](obs).astype(np.float32, copy=False)
+    if not features:
+        return scaled
+    extra = ACTION_FEATURES[features].compute(obs.reshape(-1, obs.shape[-1]))
+    return np.concatenate([scaled, extra.reshape(*obs.shape[:-1], -1)], axis=-1)
+
+
+def transform_extra_size(transform: str) -> int:
+    """How many entries ``transform`` appends to the observation (its action features)."""
+    features = transform.partition("+")[2]
+    return ACTION_FEATURES[features].size if features else 0
+
+
+def transform_bounds(transform: str, low: np.ndarray,
+                     high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-entry bounds of the network's input, from the raw observation's ``low``/``high``."""
+    low = transform_observation(np.asarray(low, np.float32), transform.partition("+")[0])
+    high = transform_observation(np.asarray(high, np.float32), transform.partition("+")[0])
+    features = transform.partition("+")[2]
+    if not features:
+        return low, high
+    extra = ACTION_FEATURES[features]
+    return (np.concatenate([low, np.full(extra.size, -extra.limit, np.float32)]),
+            np.concatenate([high, np.full(extra.size, extra.limit, np.float32)]))
+
+
+def check_transform(transform: Any, env_id: str) -> None:
+    """``ValueError`` unless ``transform`` is an ``obs_transform`` the game ``env_id`` takes."""
+    if not isinstance(transform, str) or transform not in OBS_TRANSFORMS:
+        raise ValueError(f"must be one of {list(OBS_TRANSFORMS)}, got {transform!r}")
+    features = transform.partition("+")[2]
+    if features and ACTION_FEATURES[features].env_id != env_id:
+        raise ValueError(f"{transform!r}: the features {features!r} are for "
+                         f"{ACTION_FEATURES[features].env_id}, not {env_id}")
 
 
 @dataclass
@@ -115,9 +164,15 @@ class NumpyPolicy:
     obs_transform: str = "log1p"
 
     @property
-    def observation_size(self) -> int:
+    def input_size(self) -> int:
+        """Width of the network's input: the observation, then any action features."""
         first = self.hidden[0][0] if self.hidden else self.action[0]
         return int(first.shape[1])
+
+    @property
+    def observation_size(self) -> int:
+        """Length of the raw observation the policy takes."""
+        return self.input_size - transform_extra_size(self.obs_transform)
 
     @property
     def num_actions(self) -> int:
@@ -431,6 +486,11 @@ def _check_document(doc: Any, where: Path) -> None:
             or doc["obs_transform"] not in OBS_TRANSFORMS):
         _fail(where, "obs_transform", f"must be one of {list(OBS_TRANSFORMS)}, got "
               f"{_short(doc['obs_transform'])}")
+    if isinstance(doc["env_id"], str):
+        try:
+            check_transform(doc["obs_transform"], doc["env_id"])
+        except ValueError as exc:
+            _fail(where, "obs_transform", str(exc))
     digest = doc["weights_sha256"]
     if not (isinstance(digest, str) and len(digest) == 64
             and all(c in "0123456789abcdef" for c in digest)):
@@ -515,7 +575,8 @@ def _check_env(doc: dict[str, Any], where: Path) -> None:
 
 def _array_shapes(doc: dict[str, Any]) -> dict[str, tuple[tuple[int, ...], int]]:
     """Array name -> (shape, number of entries) the document promises."""
-    widths = [doc["observation_size"], *doc["layer_sizes"], doc["num_actions"]]
+    widths = [doc["observation_size"] + transform_extra_size(doc["obs_transform"]),
+              *doc["layer_sizes"], doc["num_actions"]]
     names = [f"hidden_{i}" for i in range(len(doc["layer_sizes"]))] + ["action"]
     shapes = {}
     for name, (fan_in, fan_out) in zip(names, pairwise(widths), strict=True):

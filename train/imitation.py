@@ -54,7 +54,7 @@ import numpy as np
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy, transform_observation
+from loco_envs.agents.ppo import NumpyPolicy, check_transform, save_policy, transform_observation
 from loco_envs.train.config import field_docs, load_config, parse_overrides
 
 __all__ = ["BCArgs", "Dataset", "collect", "fit", "main", "run"]
@@ -140,9 +140,10 @@ class BCArgs:
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"config key 'activation' must be 'tanh' or 'relu', got "
                              f"{self.activation!r}")
-        if self.obs_transform not in OBS_TRANSFORMS:
-            raise ValueError(f"config key 'obs_transform' must be one of {list(OBS_TRANSFORMS)}"
-                             f", got {self.obs_transform!r}")
+        try:
+            check_transform(self.obs_transform, self.env_id)
+        except ValueError as exc:
+            raise ValueError(f"config key 'obs_transform' {exc}") from None
         self._check_spec("teacher", self.teacher)
         if not self.opponent_mix or sum(self.opponent_mix.values()) <= 0 or any(
                 w < 0 for w in self.opponent_mix.values()):
@@ -302,10 +303,10 @@ def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
     torch.manual_seed(args.seed)
     num_actions = int(loco_envs.make(args.env_id, wrapped=False, **args.env_kwargs)
                       .action_space("player_0").n)
-    if actor is None:
-        actor, value = build_networks(data.obs.shape[1], num_actions, args.net_arch,
-                                      args.activation)
     obs = torch.from_numpy(transform_observation(data.obs, args.obs_transform))
+    if actor is None:  # the input is the transformed observation, action features included
+        actor, value = build_networks(obs.shape[1], num_actions, args.net_arch,
+                                      args.activation)
     legal = torch.from_numpy(np.unpackbits(data.masks, axis=1, count=num_actions).astype(bool))
     target = torch.from_numpy(data.actions)
     returns = torch.from_numpy(data.returns)

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 import loco_envs
-from loco_envs.agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy
+from loco_envs.agents.ppo import NumpyPolicy, check_transform, save_policy
 from loco_envs.train.checkpoints import (
     CheckpointError,
     checkpoint_files,
@@ -197,9 +197,10 @@ class Args:
         if self.activation not in ("tanh", "relu"):
             raise ValueError(f"config key 'activation' must be 'tanh' or 'relu', got "
                              f"{self.activation!r}")
-        if self.obs_transform not in OBS_TRANSFORMS:
-            raise ValueError(f"config key 'obs_transform' must be one of "
-                             f"{list(OBS_TRANSFORMS)}, got {self.obs_transform!r}")
+        try:
+            check_transform(self.obs_transform, self.env_id)
+        except ValueError as exc:
+            raise ValueError(f"config key 'obs_transform' {exc}") from None
         check_mix(self.opponent_mix, self.env_id)
         if not self.eval_opponents:
             raise ValueError("config key 'eval_opponents' must name at least one opponent")

@@ -74,7 +74,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.ppo import OBS_TRANSFORMS, NumpyPolicy, save_policy
+from loco_envs.agents.ppo import NumpyPolicy, save_policy
 from loco_envs.train.config import field_docs, from_mapping, parse_overrides
 from loco_envs.wrappers import RLLIB_ACTION_MASK, RLLIB_OBSERVATIONS, RLlibObservations, rename
 
@@ -200,9 +200,10 @@ def check_args(a: Args) -> None:
     if a.activation not in _ACTIVATIONS:
         raise ValueError(f"config key 'activation' must be one of {list(_ACTIVATIONS)}, "
                          f"got {a.activation!r}")
-    if a.obs_transform not in OBS_TRANSFORMS:
-        raise ValueError(f"config key 'obs_transform' must be one of {list(OBS_TRANSFORMS)}, "
-                         f"got {a.obs_transform!r}")
+    if a.obs_transform not in _TORCH_TRANSFORMS:
+        raise ValueError(f"config key 'obs_transform' must be one of {list(_TORCH_TRANSFORMS)} "
+                         f"for RLlib (action features are only in python -m train), got "
+                         f"{a.obs_transform!r}")
     opponent_weights(a.opponent_mix, a.env_id)
     for spec in a.eval_opponents:
         agents.make(resolve_spec(spec, a.env_id))

@@ -34,7 +34,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 import loco_envs
-from loco_envs.agents.ppo import NumpyPolicy, transform_observation
+from loco_envs.agents.ppo import NumpyPolicy, transform_bounds, transform_observation
 from loco_envs.train.pool import OpponentPool
 
 __all__ = ["LEARNER", "SelfPlayVecEnv"]
@@ -55,8 +55,9 @@ class SelfPlayVecEnv(VecEnv):
         self.obs_transform = obs_transform
         self.num_players = self.vec.num_players
         raw = self.vec.single_observation_space
-        high = float(transform_observation(np.array([raw.high.max()]), obs_transform)[0])
-        obs_space = spaces.Box(0.0, high, raw.shape, np.float32)
+        low, high = transform_bounds(obs_transform, raw.low, raw.high)
+        obs_space = spaces.Box(min(0.0, float(low.min())), float(high.max()), low.shape,
+                               np.float32)
         super().__init__(num_envs, obs_space, self.vec.single_action_space)
         self._seed = seed
         self.rng = np.random.default_rng([seed, 2])
