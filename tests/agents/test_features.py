@@ -140,3 +140,31 @@ def test_a_feature_policy_file_for_another_game_is_refused(tmp_path):
     json_path.write_text(json_path.read_text().replace('"moco_v0"', '"loco_v0"'))
     with pytest.raises(ValueError, match="field 'obs_transform'.*not loco_v0"):
         load_policy(path)
+
+
+def test_clone_then_ppo_with_features_keeps_the_clones_actor_at_the_start(tmp_path):
+    """Behaviour cloning and the trainer both feed the network the features (the warm start
+    copies a clone whose first layer is observation + features wide)."""
+    pytest.importorskip("torch")
+    from loco_envs.train.imitation import BCArgs, run
+    from loco_envs.train.ppo import Args, train
+
+    transform = "log1p+moco_actions"
+    bc = BCArgs(env_id="moco_v0", num_players=2, teacher="moco/heuristic",
+                opponent_mix={"teacher": 1.0}, games=4, dagger_rounds=0, epochs=1,
+                batch_size=64, net_arch=[16], workers=1, eval_games=0,
+                obs_transform=transform, out=str(tmp_path / "bc"))
+    path = run(bc, log=lambda *_: None)
+    clone, _ = load_policy(path)
+    assert clone.input_size == clone.observation_size + ACTION_FEATURES["moco_actions"].size
+    args = Args(env_id="moco_v0", num_players=2, obs_transform=transform, net_arch=[16],
+                init_policy=str(path), total_timesteps=64, num_envs=4, num_steps=16,
+                batch_size=32, update_epochs=1, learning_rate=1e-12, anneal_lr=False,
+                opponent_mix={"random": 1.0, "snapshot": 1.0}, snapshot_every=1,
+                final_eval_games=0, checkpoint_every=0, progress_bar=False,
+                runs_dir=str(tmp_path))
+    result = train(args)
+    trained, doc = load_policy(result.checkpoint.with_suffix(".npz"))
+    assert doc["obs_transform"] == transform
+    obs = np.stack([o for _, o, _ in list(_positions(2, games=1))[:20]])
+    np.testing.assert_allclose(trained.logits(obs), clone.logits(obs), atol=1e-3)
