@@ -46,9 +46,10 @@ test-integrations: $(INTEGRATIONS_STAMP)
 # (train.evaluate is the tournament runner with a cap on a game's length: LOCO can stall).
 RUN_CKPT := runs/make_run/loco_quick_final
 run: $(STAMP)
-	$(PY) -m train configs/loco_quick.yaml --final-eval-games 0 --final-checkpoint $(RUN_CKPT)
+	$(PY) -m train configs/loco_quick.yaml --runs-dir runs/make_run --final-checkpoint $(RUN_CKPT)
 	$(PY) -m train.evaluate loco_v0 --players 2 --games 300 --seed 0 --workers 2 \
 		--agents ppo:$(RUN_CKPT).npz loco/heuristic random --out runs/make_run/tournament
+	@echo "learning curve: $$(ls -t runs/make_run/loco_v0__loco_quick__*/eval/curve.png | head -1)"
 
 lint: $(STAMP)
 	$(PY) -m ruff check loco_envs agents train benchmarks tests setup.py

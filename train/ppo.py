@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 import loco_envs
-from loco_envs.agents.ppo import NumpyPolicy, check_transform, save_policy
+from loco_envs.agents.ppo import NumpyPolicy, atomic_write_bytes, check_transform, save_policy
 from loco_envs.train.checkpoints import (
     CheckpointError,
     checkpoint_files,
@@ -320,6 +320,7 @@ class TrainResult:
     seconds: float
     evaluation: EvalResult | None
     decisions_per_second: float = 0.0
+    curve: Path | None = None  # eval/curve.png: the evaluations over training
 
 
 def run_name(args: Args) -> str:
@@ -357,7 +358,43 @@ class Checkpointer:
             raise CheckpointError(f"cannot write policy {path}: {exc.strerror or exc}") from None
 
 
-def _make_callback(args: Args, writer: Any, checkpointer: Checkpointer, updates_done: int):
+class Curve:
+    """The run's learning curve: each evaluation's win rates, drawn as ``eval/curve.png``.
+
+    Points are the periodic evaluations (``eval_every``) and the final one, with their 95%
+    intervals; ``eval/curve.json`` keeps them (in :mod:`train.curves`'s format), so a resumed
+    run goes on drawing the same curve.
+    """
+
+    def __init__(self, args: Args, run_dir: Path):
+        self.args = args
+        self.json = run_dir / "eval" / "curve.json"
+        self.points: list[dict[str, Any]] = []
+        if self.json.is_file():
+            self.points = json.loads(self.json.read_text())["points"]
+
+    def add(self, decisions: int, policy: Path, result: EvalResult) -> Path:
+        """Add a point, redraw; the PNG's path."""
+        from loco_envs.train.curves import plot
+
+        self.points = [p for p in self.points if p["x"] < decisions]
+        self.points.append({"x": decisions, "policy": str(policy),
+                            "games": len(result.records) // len(result.win_rates),
+                            "win_rate": {spec: {"rate": r, "low": lo, "high": hi}
+                                         for spec, (r, lo, hi) in result.win_rates.items()}})
+        sizes = sorted({p["games"] for p in self.points})
+        data = {"env_id": self.args.env_id, "num_players": self.args.num_players,
+                "options": self.args.env_options,
+                "games": "/".join(str(n) for n in sizes),  # the plot's title shows them
+                "seed": self.args.seed, "points": self.points}
+        self.json.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(self.json, (json.dumps(data, indent=1) + "\n").encode())
+        return plot(data, self.json.with_suffix(".png"),
+                    f"{self.args.exp_name or 'ppo'} (seed {self.args.seed})")
+
+
+def _make_callback(args: Args, writer: Any, checkpointer: Checkpointer, updates_done: int,
+                   curve: Curve):
     from stable_baselines3.common.callbacks import BaseCallback
 
     class SelfPlayCallback(BaseCallback):
@@ -410,6 +447,7 @@ def _make_callback(args: Args, writer: Any, checkpointer: Checkpointer, updates_
                 for name, value in result.scalars().items():
                     writer.add_scalar(name, value, self.model.num_timesteps)
                 writer.flush()
+                curve.add(self.model.num_timesteps, path, result)
 
     return SelfPlayCallback()
 
@@ -491,7 +529,8 @@ def train(args: Args) -> TrainResult:
             warm_start(model, args.init_policy)
     model.set_logger(tensorboard_logger(writer))
     checkpointer = Checkpointer(args, run_dir, snapshots)
-    callback = _make_callback(args, writer, checkpointer, updates_done)
+    curve = Curve(args, run_dir)
+    callback = _make_callback(args, writer, checkpointer, updates_done, curve)
     print(f"run {run_dir}: {args.env_id}, {args.num_players} players, {args.total_timesteps} "
           f"decisions in about {n_updates} updates of {args.num_envs} games x {args.num_steps}",
           file=sys.stderr)
@@ -516,8 +555,11 @@ def train(args: Args) -> TrainResult:
         checkpointer.export(model, "final", evaluation)  # the policy file records its result
         for name, value in evaluation.scalars().items():
             writer.add_scalar(name, value, model.num_timesteps)
+        curve.add(int(model.num_timesteps), checkpoint_files(final)["policy"], evaluation)
     writer.close()
-    return TrainResult(run_dir, final, int(model.num_timesteps), train_seconds, evaluation, sps)
+    curve_png = curve.json.with_suffix(".png") if curve.points else None
+    return TrainResult(run_dir, final, int(model.num_timesteps), train_seconds, evaluation, sps,
+                       curve_png)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -568,6 +610,8 @@ def report(result: TrainResult) -> str:
         lines += ["", R.markdown_table(ev.table)]
         if "plot" in ev.files:
             lines.append(f"\nplot: {ev.files['plot']}")
+    if result.curve is not None:
+        lines.append(f"learning curve: {result.curve}")
     return "\n".join(lines)
 
 

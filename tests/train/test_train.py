@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import json
 import os
 import signal
 import subprocess
@@ -84,12 +85,19 @@ def test_periodic_eval_shared_memory_and_resume_from_the_run_folder(tmp_path: Pa
     tags = scalar_tags(first.run_dir)
     assert {"eval/winrate_vs_random", "eval/winrate_vs_mampfos_heuristic", "eval/elo",
             "charts/truncated_games", "charts/snapshots"} <= tags
+    curve = json.loads((first.run_dir / "eval" / "curve.json").read_text())
+    assert [p["x"] for p in curve["points"]] == [64, 128]  # one evaluation per update
+    assert first.curve == first.run_dir / "eval" / "curve.png" and first.curve.is_file()
     # Go on from the run folder's newest checkpoint to 256 decisions, with the pool back.
     more = Args(**{**args.__dict__, "total_timesteps": 256, "backend": "serial",
-                   "eval_every": 0, "resume": str(first.run_dir), "final_checkpoint": ""})
+                   "eval_every": 0, "final_eval_games": 2, "resume": str(first.run_dir),
+                   "final_checkpoint": ""})
     second = train(more)
     assert second.run_dir == first.run_dir
     assert second.num_timesteps == 256
+    curve = json.loads((first.run_dir / "eval" / "curve.json").read_text())
+    assert [p["x"] for p in curve["points"]] == [64, 128, 256]  # the final one added
+    assert set(curve["points"][-1]["win_rate"]) == {"random", "mampfos/heuristic"}
     _, doc = load_policy(C.checkpoint_files(second.checkpoint)["policy"])
     assert doc["provenance"]["decisions"] == 256
 
