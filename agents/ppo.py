@@ -66,11 +66,11 @@ __all__ = [
     "NumpyPolicy",
     "OBS_TRANSFORMS",
     "PPOBot",
+    "check_transform",
     "load_bot",
     "load_policy",
     "policy_paths",
     "save_policy",
-    "check_transform",
     "transform_bounds",
     "transform_extra_size",
     "transform_observation",
@@ -147,11 +147,11 @@ def transform_bounds(transform: str, low: np.ndarray,
 def check_transform(transform: Any, env_id: str) -> None:
     """``ValueError`` unless ``transform`` is an ``obs_transform`` the game ``env_id`` takes."""
     if not isinstance(transform, str) or transform not in OBS_TRANSFORMS:
-        raise ValueError(f"must be one of {list(OBS_TRANSFORMS)}, got {transform!r}")
+        raise ValueError(f"must be one of {list(OBS_TRANSFORMS)}, got {_short(transform)}")
     features = transform.partition("+")[2]
     if features and ACTION_FEATURES[features].env_id != env_id:
         raise ValueError(f"{transform!r}: the features {features!r} are for "
-                         f"{ACTION_FEATURES[features].env_id}, not {env_id}")
+                         f"{ACTION_FEATURES[features].env_id}, not {_short(env_id)}")
 
 
 @dataclass
@@ -482,15 +482,10 @@ def _check_document(doc: Any, where: Path) -> None:
     if not isinstance(doc["activation"], str) or doc["activation"] not in _ACTIVATIONS:
         _fail(where, "activation", f"must be one of {list(_ACTIVATIONS)}, got "
               f"{_short(doc['activation'])}")
-    if (not isinstance(doc["obs_transform"], str)
-            or doc["obs_transform"] not in OBS_TRANSFORMS):
-        _fail(where, "obs_transform", f"must be one of {list(OBS_TRANSFORMS)}, got "
-              f"{_short(doc['obs_transform'])}")
-    if isinstance(doc["env_id"], str):
-        try:
-            check_transform(doc["obs_transform"], doc["env_id"])
-        except ValueError as exc:
-            _fail(where, "obs_transform", str(exc))
+    try:
+        check_transform(doc["obs_transform"], doc["env_id"])
+    except ValueError as exc:
+        _fail(where, "obs_transform", str(exc))
     digest = doc["weights_sha256"]
     if not (isinstance(digest, str) and len(digest) == 64
             and all(c in "0123456789abcdef" for c in digest)):

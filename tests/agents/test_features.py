@@ -95,11 +95,11 @@ def test_transform_appends_the_features_after_the_scaled_observation():
 
 def test_features_of_another_game_are_refused_naming_the_transform():
     check_transform("log1p+moco_actions", "moco_v0")
-    with pytest.raises(ValueError, match="moco_actions.*moco_v0, not loco_v0"):
+    with pytest.raises(ValueError, match="moco_actions.*moco_v0, not 'loco_v0'"):
         check_transform("log1p+moco_actions", "loco_v0")
     with pytest.raises(ValueError, match="must be one of"):
         check_transform("log1p+nothing", "moco_v0")
-    with pytest.raises(ValueError, match="features 'moco_actions' are for moco_v0, not momo_v0"):
+    with pytest.raises(ValueError, match="features 'moco_actions' are for moco_v0, not 'momo_v0'"):
         check_transform("log1p+moco_actions", "momo_v0")
     with pytest.raises(ValueError, match=r"config key 'obs_transform'.*loco_v0"):
         from loco_envs.train.ppo import parse_args
@@ -138,7 +138,7 @@ def test_a_feature_policy_file_for_another_game_is_refused(tmp_path):
                                                            "env_options": {"num_players": 2}})
     json_path = path.with_suffix(".json")
     json_path.write_text(json_path.read_text().replace('"moco_v0"', '"loco_v0"'))
-    with pytest.raises(ValueError, match="field 'obs_transform'.*not loco_v0"):
+    with pytest.raises(ValueError, match="field 'obs_transform'.*not 'loco_v0'"):
         load_policy(path)
 
 
