@@ -31,7 +31,8 @@ class MocoHeuristic:
     def act(self, view: MocoView, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         legal = np.flatnonzero(action_mask)
         if view.phase == "play":
-            return max((int(a) for a in legal), key=lambda a: (self.play_value(view, a), -a))
+            table = _Table(view)  # the view's derived numbers, once per decision
+            return max((int(a) for a in legal), key=lambda a: (table.play_value(a), -a))
         chips = [int(a) for a in legal if a != codec.NO_CHIP]
         if not chips:
             return codec.NO_CHIP
@@ -39,21 +40,8 @@ class MocoHeuristic:
         return max(chips, key=lambda a: (estimate[a - codec.FIRST_CHIP], -a))
 
     def play_value(self, view: MocoView, action: int) -> float:
-        card, pile = codec.PLAY_CARD[action], codec.PLAY_PILE[action]
-        values = list(view.pile_values)
-        delta = VALUES[card] - values[pile]
-        me = view.seat
-        others = [s for s in range(view.num_players) if s != me]
-        mine = view.chips[me][pile]
-        theirs = float(np.mean([view.chips[s][pile] for s in others]))
-        value = (mine - theirs) * delta
-        if view.heights[pile] + 1 >= PILE_LIMIT:  # this card ends the game (M-20)
-            values[pile] = VALUES[card]
-            scores = [sum(c * v for c, v in zip(view.chips[s], values, strict=True))
-                      for s in range(view.num_players)]
-            leads = scores[me] > max(scores[s] for s in others)
-            value += 1000 if leads else -1000
-        return value - 0.01 * VALUES[card]  # on a tie, keep the higher card for later
+        """What playing ``action`` is worth to the bot (the module docstring)."""
+        return _Table(view).play_value(action)
 
     def expected_values(self, view: MocoView) -> list[float]:
         """What a chip of each suit will probably be worth at the end."""
@@ -69,3 +57,28 @@ class MocoHeuristic:
             estimate.append(now[suit] + hope)
         return estimate
 
+
+class _Table:
+    """The numbers of a view that every play's value reads (computed once per decision)."""
+
+    def __init__(self, view: MocoView):
+        self.chips = view.chips
+        self.values = view.pile_values
+        self.heights = view.heights
+        self.me = view.seat
+        self.others = [s for s in range(view.num_players) if s != view.seat]
+
+    def play_value(self, action: int) -> float:
+        card, pile = codec.PLAY_CARD[action], codec.PLAY_PILE[action]
+        delta = VALUES[card] - self.values[pile]
+        chips, me, others = self.chips, self.me, self.others
+        theirs = sum(chips[s][pile] for s in others) / len(others)  # exact: small integers
+        value = (chips[me][pile] - theirs) * delta
+        if self.heights[pile] + 1 >= PILE_LIMIT:  # this card ends the game (M-20)
+            values = list(self.values)
+            values[pile] = VALUES[card]
+            scores = [sum(c * v for c, v in zip(chips[s], values, strict=True))
+                      for s in range(len(chips))]
+            leads = scores[me] > max(scores[s] for s in others)
+            value += 1000 if leads else -1000
+        return value - 0.01 * VALUES[card]  # on a tie, keep the higher card for later
