@@ -135,14 +135,14 @@ def _reference_venv(args: Any):
 
 # ---------------------------------------------------------------------------------------------
 # Training rows (each in a spawned process)
-def _training_row(task: tuple[str, str, str, int, int]) -> dict[str, float]:
-    path, config, env_id, updates, seed = task
+def _training_row(task: tuple[str, str, str, int, int, int]) -> dict[str, float]:
+    path, config, env_id, updates, seed, torch_threads = task
     import torch
     from sb3_contrib import MaskablePPO
 
     from loco_envs.train.ppo import Args, make_vec_env, parse_args
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(torch_threads)  # every row alike; the PPO update is what gains
     args: Args = parse_args([config, "--seed", str(seed)])
     if path == "reference":
         args.num_envs, args.num_steps = 8, 256
@@ -254,7 +254,8 @@ def _vector_rows(env_id: str) -> list[tuple[str, int, Any]]:
 
 # ---------------------------------------------------------------------------------------------
 def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: int,
-            only: tuple[str, ...] = TABLES) -> tuple[list[dict], list[dict]]:
+            only: tuple[str, ...] = TABLES,
+            torch_threads: int = 1) -> tuple[list[dict], list[dict]]:
     """The rows of the tables in ``only`` (both by default), the repeats interleaved."""
     from tqdm import tqdm
 
@@ -275,7 +276,8 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: i
                 row["samples"].append({"decisions_per_s": rate})
                 bar.update()
             for row in training:
-                task = (row["path"], configs[row["env"]], row["env"], updates, seed)
+                task = (row["path"], configs[row["env"]], row["env"], updates, seed,
+                        torch_threads)
                 row["samples"].append(_in_fresh_process(ctx, task))
                 bar.update()
     for row in vector:
@@ -329,15 +331,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", choices=TABLES, nargs="+", default=list(TABLES),
                         help="the tables to measure (default: both)")
+    parser.add_argument("--torch-threads", type=int, default=1,
+                        help="torch threads of every training row (2 on an idle 2-core machine "
+                             "speeds the PPO update; default 1)")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.envs) - set(loco_envs.available_envs()))
     if unknown:
         parser.error(f"unknown env id(s) {unknown}; available: {loco_envs.available_envs()}")
-    if args.updates < 1 or args.repeats < 1 or args.seconds <= 0:
-        parser.error("--updates and --repeats must be >= 1, --seconds > 0")
+    if args.updates < 1 or args.repeats < 1 or args.seconds <= 0 or args.torch_threads < 1:
+        parser.error("--updates, --repeats and --torch-threads must be >= 1, --seconds > 0")
     load = os.getloadavg()
     training, vector = measure(args.envs, args.updates, args.repeats, args.seconds, args.seed,
-                               tuple(args.only))
+                               tuple(args.only), args.torch_threads)
     print(tables(training, vector))
     print(f"\n{os.cpu_count()} cores; load average {load[0]:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} at the end (other processes share the machine)")
