@@ -81,7 +81,8 @@ def plot(data: dict[str, Any], out: Path, title: str) -> Path:
         ax.fill_between(xs, lows, highs, color=line.get_color(), alpha=0.2)
     par = 1 / data["num_players"]
     ax.axhline(par, color="grey", linestyle=":", linewidth=1, label=f"par ({par:.2f})")
-    ax.set_xlabel("learner decisions trained on (0: the behaviour-cloned warm start)")
+    warm = " (0: the behaviour-cloned warm start)" if 0 in xs else ""
+    ax.set_xlabel(f"learner decisions trained on{warm}")
     ax.set_ylabel("win share (95% bootstrap interval)")
     ax.set_ylim(0, 1)
     ax.set_title(f"{title}: {data['env_id']}, {data['num_players']} players, "
