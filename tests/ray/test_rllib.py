@@ -140,6 +140,8 @@ def test_bad_config_values_name_the_key(tmp_path):
         L.load_args("configs/moco_quick.yaml", ["--opponent-mix", "{loco/heuristic: 1.0}"])
     with pytest.raises(ValueError, match="'batch_size'"):
         L.load_args("configs/moco_quick.yaml", ["--num-envs", "1", "--num-steps", "8"])
+    with pytest.raises(ValueError, match="'obs_transform'.*action features"):
+        L.load_args("configs/moco_quick.yaml", ["--obs-transform", "log1p+moco_actions"])
     config = tmp_path / "mine.yaml"  # a local trainer's key is left out and listed
     config.write_text("env_id: momo_v0\nnum_envs: 4\nvec_env: subproc\n")
     args, unused = L.load_args(config)
