@@ -39,10 +39,6 @@ class MocoHeuristic:
         estimate = self.expected_values(view)
         return max(chips, key=lambda a: (estimate[a - codec.FIRST_CHIP], -a))
 
-    def play_value(self, view: MocoView, action: int) -> float:
-        """What playing ``action`` is worth to the bot (the module docstring)."""
-        return _Table(view).play_value(action)
-
     def expected_values(self, view: MocoView) -> list[float]:
         """What a chip of each suit will probably be worth at the end."""
         now = view.pile_values
@@ -69,6 +65,7 @@ class _Table:
         self.others = [s for s in range(view.num_players) if s != view.seat]
 
     def play_value(self, action: int) -> float:
+        """What playing ``action`` is worth to the bot (the module docstring)."""
         card, pile = codec.PLAY_CARD[action], codec.PLAY_PILE[action]
         delta = VALUES[card] - self.values[pile]
         chips, me, others = self.chips, self.me, self.others
