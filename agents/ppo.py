@@ -134,9 +134,9 @@ def transform_extra_size(transform: str) -> int:
 def transform_bounds(transform: str, low: np.ndarray,
                      high: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-entry bounds of the network's input, from the raw observation's ``low``/``high``."""
-    low = transform_observation(np.asarray(low, np.float32), transform.partition("+")[0])
-    high = transform_observation(np.asarray(high, np.float32), transform.partition("+")[0])
-    features = transform.partition("+")[2]
+    scale, _, features = transform.partition("+")
+    low = transform_observation(np.asarray(low, np.float32), scale)
+    high = transform_observation(np.asarray(high, np.float32), scale)
     if not features:
         return low, high
     extra = ACTION_FEATURES[features]
