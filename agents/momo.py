@@ -19,6 +19,8 @@ Expansions A and B (K-30/K-31) are ignored.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from loco_envs.momo.actions import (
@@ -34,13 +36,18 @@ from loco_envs.momo.actions import (
 )
 from loco_envs.momo.rules import ROUNDS, MomoView, board_points
 
-__all__ = ["MomoHeuristic", "destination"]
+__all__ = ["MomoHeuristic", "destination", "greedy_placement", "picture_value", "taken_tokens"]
 
 _DUCKS = TOKENS_OF_SPECIES[4]
 #: Potential of a one-colour line holding k tokens (k = 0..4); a full one scores 5 as points.
 LINE_POTENTIAL = (0.0, 0.2, 0.6, 1.2, 2.2)
 HALF_PAIR = 0.8
 PAIR_MATCH_HOPE = 0.8
+
+
+def hope_for(turns_left: int) -> float:
+    """Weight of potential with ``turns_left`` turns to play (the current one included)."""
+    return min(1.0, (turns_left - 1) / 2) if ROUNDS > 1 else 0.0
 
 
 def destination(forest: tuple[tuple[int, ...], ...], area: int, token: int) -> int:
@@ -70,17 +77,16 @@ def taken_tokens(forest: tuple[tuple[int, ...], ...], area: int, token: int) -> 
     return [u for u in TOKENS_OF_COLOUR[COLOUR_OF[token]] for _ in range(counts[u])]
 
 
-def place(cells: list[int], token: int, row: int) -> list[int] | None:
+def place(cells: tuple[int, ...], token: int, row: int) -> tuple[int, ...] | None:
     """The picture with ``token`` in the leftmost empty cell of ``row`` (``None`` if full)."""
     for col in range(COLS):
-        if cells[row * COLS + col] < 0:
-            out = list(cells)
-            out[row * COLS + col] = token
-            return out
+        cell = row * COLS + col
+        if cells[cell] < 0:
+            return cells[:cell] + (token,) + cells[cell + 1:]
     return None
 
 
-def potential(cells: list[int]) -> float:
+def potential(cells: tuple[int, ...]) -> float:
     """What the open structures of a picture are likely to be worth later."""
     value = 0.0
     lines = [cells[r * COLS:(r + 1) * COLS] for r in range(ROWS)]
@@ -101,6 +107,36 @@ def potential(cells: list[int]) -> float:
     return value
 
 
+@lru_cache(maxsize=1 << 16)
+def picture_value(cells: tuple[int, ...], hope: float) -> float:
+    """Points now plus ``hope`` times the potential. Cached: a pick's simulations, the place
+    decisions that follow it and the features of :mod:`agents.features` meet the same pictures
+    again and again (about 230 evaluations a pick)."""
+    return board_points(cells) + hope * potential(cells)
+
+
+def greedy_placement(cells: tuple[int, ...], todo: list[int],
+                     hope: float) -> tuple[tuple[int, ...], int]:
+    """K-12/K-13: ``todo`` placed one at a time, the best single step first, on ``cells``.
+
+    Returns the picture and how many of the tokens found no room (discarded, K-13).
+    """
+    todo = list(todo)
+    board = cells
+    while todo and min(board) < 0:
+        best = None
+        for t in set(todo):
+            for row in range(ROWS):
+                after = place(board, t, row)
+                if after is not None:
+                    v = picture_value(after, hope)
+                    if best is None or v > best[0]:
+                        best = (v, t, after)
+        _, t, board = best
+        todo.remove(t)
+    return board, len(todo)
+
+
 class MomoHeuristic:
     """``momo/heuristic`` (see the module docstring)."""
 
@@ -108,7 +144,7 @@ class MomoHeuristic:
 
     def act(self, view: MomoView, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
-        cells = list(view.boards[view.seat])
+        cells = tuple(view.boards[view.seat])
         hope = self.hope(view)
         if view.phase == "place":
             return max(legal, key=lambda a: (self.place_value(cells, a, hope), -a))
@@ -118,30 +154,16 @@ class MomoHeuristic:
     @staticmethod
     def hope(view: MomoView) -> float:
         """Weight of potential: full with two turns or more to come, nothing on the last."""
-        return min(1.0, (view.turns_left(view.seat) - 1) / 2) if ROUNDS > 1 else 0.0
+        return hope_for(view.turns_left(view.seat))
 
     @staticmethod
-    def value(cells: list[int], hope: float) -> float:
-        return board_points(cells) + hope * potential(cells)
-
-    def place_value(self, cells: list[int], action: int, hope: float) -> float:
+    def place_value(cells: tuple[int, ...], action: int, hope: float) -> float:
         token, row = divmod(action - PLACE_BASE, ROWS)
         after = place(cells, token, row)
-        return -1e9 if after is None else self.value(after, hope)
+        return -1e9 if after is None else picture_value(after, hope)
 
-    def pick_value(self, cells: list[int], forest, action: int, hope: float) -> float:
+    @staticmethod
+    def pick_value(cells: tuple[int, ...], forest, action: int, hope: float) -> float:
         area, token = divmod(action, NUM_TOKEN_TYPES)
-        todo = taken_tokens(forest, area, token)
-        board = cells
-        while todo and min(board) < 0:  # greedy placement, best single step first
-            best = None
-            for t in set(todo):
-                for row in range(ROWS):
-                    after = place(board, t, row)
-                    if after is not None:
-                        v = self.value(after, hope)
-                        if best is None or v > best[0]:
-                            best = (v, t, after)
-            _, t, board = best
-            todo.remove(t)
-        return self.value(board, hope)
+        board, _ = greedy_placement(cells, taken_tokens(forest, area, token), hope)
+        return picture_value(board, hope)
