@@ -3,11 +3,20 @@ facts read off the view, and carried through policies, files and the trainer's c
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 import loco_envs
-from loco_envs.agents.features import ACTION_FEATURES, MOCO_K, moco_actions
+from loco_envs.agents.features import (
+    ACTION_FEATURES,
+    LOCO_K,
+    MOCO_K,
+    loco_actions,
+    moco_actions,
+)
+from loco_envs.agents.loco import STACKERS, LocoStrong, answers, playing_seats, seat_after
 from loco_envs.agents.moco import MocoHeuristic
 from loco_envs.agents.ppo import (
     NumpyPolicy,
@@ -18,6 +27,9 @@ from loco_envs.agents.ppo import (
     transform_bounds,
     transform_observation,
 )
+from loco_envs.loco import actions as lcodec
+from loco_envs.loco import cards as lcards
+from loco_envs.loco import observation as loco_obs
 from loco_envs.moco import actions as codec
 from loco_envs.moco.cards import VALUES
 from loco_envs.moco.rules import PILE_LIMIT
@@ -168,3 +180,264 @@ def test_clone_then_ppo_with_features_keeps_the_clones_actor_at_the_start(tmp_pa
     assert doc["obs_transform"] == transform
     obs = np.stack([o for _, o, _ in list(_positions(2, games=1))[:20]])
     np.testing.assert_allclose(trained.logits(obs), clone.logits(obs), atol=1e-3)
+
+
+# --- LOCO (loco_actions) ------------------------------------------------------------------------
+def _loco_positions(num_players: int, games: int = 4, seed: int = 0, cap: int = 400):
+    """(view, observation, mask) of the decisions of random LOCO games (each cut at ``cap``)."""
+    env = loco_envs.make("loco_v0", wrapped=False, num_players=num_players)
+    rng = np.random.default_rng(seed)
+    for game in range(games):
+        env.reset(seed=seed * 100 + game)
+        for _ in range(cap):
+            if env.over:
+                break
+            seat = env.game.current_seat
+            obs = env.observe(env.agent_selection)
+            yield env.view(seat), obs["observation"], obs["action_mask"]
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def _play(code: str, count: int = 1) -> int:
+    return lcodec.play_action(lcards.card_id(code), count)
+
+
+def _loco_features(view) -> np.ndarray:
+    return loco_actions(loco_obs.encode(view)[None])[0].reshape(lcodec.NUM_ACTIONS, LOCO_K)
+
+
+def _after(view, seat: int, steps: int, direction: int | None = None) -> int:
+    for _ in range(steps):
+        seat = seat_after(view, seat, direction)
+    return seat
+
+
+def _p_follow(view, idents, seat: int) -> float:
+    return LocoStrong.p_holds(LocoStrong.unseen(view), idents, view.hand_sizes[seat])
+
+
+def _loco_play_facts(view, ident: int, k: int) -> np.ndarray:
+    """The table's play row, from the view and the rules, one card at a time."""
+    me, size, kind = view.seat, sum(view.hand), lcards.KIND[ident]
+    facts = np.zeros(LOCO_K)
+    facts[0], facts[2] = k == size, lcards.POINTS[ident] * k / 100
+    if k == size:
+        return facts  # L-70
+    others = len(playing_seats(view)) - 1
+    if kind == "S" or (kind == "R" and others == 1):
+        nxt = _after(view, me, k + 1)  # L-30, L-31
+    elif kind == "R":
+        nxt = seat_after(view, me, view.direction * (-1) ** k)
+    else:
+        nxt = seat_after(view, me)
+    hand = list(view.hand)
+    hand[ident] -= k
+    colours = [lcards.COLOUR[ident]] if lcards.COLOUR[ident] >= 0 else range(4)
+    facts[1] = size - k == 1
+    facts[4] = min(view.pending + k * (4 if kind == "+4" else 2), 20) / 20 if kind in (
+        "+2", "+4") else 0
+    facts[5] = min(max(sum(n for i, n in enumerate(hand) if lcards.matches(i, ident, c))
+                       for c in colours), 10) / 10
+    if nxt != me:
+        facts[7] = 1 / (1 + view.hand_sizes[nxt])
+        if kind in ("+2", "+4"):
+            facts[8] = _p_follow(view, answers(view, ident), nxt)
+        else:
+            facts[8] = min(_p_follow(view, [i for i in range(lcards.NUM_IDENTITIES)
+                                            if lcards.matches(i, ident, c)], nxt) for c in colours)
+    facts[6] = nxt == me
+    if kind == "X":
+        smallest = min(view.hand_sizes[s] for s in playing_seats(view) if s != me)
+        facts[9] = np.clip((size - k - smallest) / 10, -1, 1)
+    if kind == "O":
+        giver = _after(view, me, k, -view.direction)
+        received = size - k if giver == me else view.hand_sizes[giver]
+        facts[9] = np.clip((size - k - received) / 10, -1, 1)
+    facts[10] = min(sum(hand[i] for i in STACKERS), 4) / 4
+    facts[11] = LocoStrong.unseen(view)[ident] > 0
+    return facts
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_L10_L43_loco_features_are_the_facts_of_each_play_and_slap(num_players):
+    """Every legal play and slap of random games, against the rules applied to the view."""
+    checked = 0
+    for view, obs, mask in _loco_positions(num_players):
+        feats = loco_actions(obs[None])[0].reshape(lcodec.NUM_ACTIONS, LOCO_K)
+        plays, slaps = feats[lcodec.PLAY0:lcodec.SLAP0], feats[lcodec.SLAP0:lcodec.DRAW]
+        np.testing.assert_array_equal(plays, slaps)
+        for a in np.flatnonzero(mask[:lcodec.DRAW]):
+            play = a % lcodec.NUM_PLAYS
+            ident, count = lcodec.PLAY_IDENT_LIST[play], lcodec.PLAY_COUNT_LIST[play]
+            facts = _loco_play_facts(view, ident, count)
+            np.testing.assert_allclose(feats[a], facts, atol=1e-5, err_msg=lcodec.action_to_str(a))
+            checked += 1
+        assert np.abs(feats).max() <= ACTION_FEATURES["loco_actions"].limit
+    assert checked > 300
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_L12_L35_loco_features_of_draws_colours_and_targets_are_the_views_facts(num_players):
+    checked = 0
+    for view, obs, mask in _loco_positions(num_players, seed=1):
+        feats = loco_actions(obs[None])[0].reshape(lcodec.NUM_ACTIONS, LOCO_K)
+        size, nxt = sum(view.hand), seat_after(view, view.seat)
+        if mask[lcodec.DRAW]:
+            reach = view.draw_pile_size + sum(view.discard_counts) - 1
+            assert feats[lcodec.DRAW, 3] * 20 == pytest.approx(
+                min(view.pending or 1, reach, 20))  # L-13, L-32
+            assert feats[lcodec.DRAW, 7] == pytest.approx(1 / (1 + view.hand_sizes[nxt]))
+            checked += 1
+        for c in np.flatnonzero(mask[lcodec.COLOUR0:lcodec.TARGET0]):
+            follows = [i for i in range(lcards.NUM_IDENTITIES) if lcards.matches(i, view.top, c)]
+            assert feats[lcodec.COLOUR0 + c, 5] * 10 == pytest.approx(
+                min(sum(view.hand[i] for i in follows), 10))
+            assert feats[lcodec.COLOUR0 + c, 8] == pytest.approx(_p_follow(view, follows, nxt),
+                                                             abs=1e-5)
+            checked += 1
+        for d in np.flatnonzero(mask[lcodec.TARGET0:lcodec.LOCO]) + 1:
+            target = view.hand_sizes[(view.seat + d) % num_players]
+            assert feats[lcodec.TARGET0 + d - 1, 9] == pytest.approx(
+                np.clip((size - target) / 10, -1, 1))
+            assert feats[lcodec.TARGET0 + d - 1, 7] == pytest.approx(1 / (1 + target))
+            checked += 1
+    assert checked > 100
+
+
+def _loco_view(num_players: int, hand: dict[str, int], sizes: list[int], top: str = "r5",
+               **fields):
+    """A view of seat 0 at its turn, its hand and the others' sizes as given."""
+    env = loco_envs.make("loco_v0", wrapped=False, num_players=num_players)
+    env.reset(seed=0)
+    counts = [0] * lcards.NUM_IDENTITIES
+    for code, n in hand.items():
+        counts[lcards.card_id(code)] = n
+    discard = [0] * lcards.NUM_IDENTITIES
+    discard[lcards.card_id(top)] = 1
+    view = replace(env.view(0), seat=0, phase="turn", actor=0, turn_seat=0, hand=tuple(counts),
+                   hand_sizes=(sum(counts), *sizes), top=lcards.card_id(top), colour=0,
+                   direction=1, pending=0, pending_kind=None, drawn=None,
+                   discard_counts=tuple(discard), draw_pile_size=50)
+    return replace(view, **fields)
+
+
+def test_L30_L31_with_two_players_an_odd_number_of_skips_or_reverses_gives_the_turn_back():
+    view = _loco_view(2, {"rS": 2, "rR": 2, "y7": 1}, [4])
+    feats = _loco_features(view)
+    for code in ("rS", "rR"):
+        one, two = (feats[_play(code, k)] for k in (1, 2))
+        assert one[6] == 1 and one[7] == 0 and one[8] == 0
+        assert two[6] == 0 and two[7] == pytest.approx(1 / 5)
+    assert feats[_play("rS", 1), 2] == pytest.approx(0.2)
+
+
+def test_L30_L31_with_four_players_skips_pass_seats_and_a_reverse_turns_back():
+    view = _loco_view(4, {"rS": 2, "rR": 1, "r3": 1, "b9": 1}, [3, 5, 2])
+    feats = _loco_features(view)
+    assert feats[_play("r3"), 7] == pytest.approx(1 / 4)  # seat 1
+    assert feats[_play("rS", 1), 7] == pytest.approx(1 / 6)  # seat 2
+    assert feats[_play("rS", 2), 7] == pytest.approx(1 / 3)  # seat 3
+    assert feats[_play("rR"), 7] == pytest.approx(1 / 3)  # seat 3
+    left = replace(view, direction=-1)
+    assert _loco_features(left)[_play("rR"), 7] == pytest.approx(1 / 4)
+    gone = replace(view, in_round=(True, True, False, True))  # seat 2 is stepped over
+    assert _loco_features(gone)[_play("rS", 1), 7] == pytest.approx(1 / 3)
+    assert _loco_features(gone)[_play("rS", 2), 6] == 1  # k + 1 = 3 seats
+
+
+def test_L20_L32_stacked_penalties_grow_and_the_answers_left_are_counted():
+    view = _loco_view(2, {"r+2": 2, "y+2": 1, "+4": 1, "g1": 1}, [6], top="b+2", colour=3,
+                      pending=2, pending_kind="+2")
+    feats = _loco_features(view)
+    two = feats[_play("r+2", 2)]
+    assert two[4] == pytest.approx((2 + 4) / 20)
+    assert two[10] == pytest.approx(2 / 4)  # y+2 and +4 stay
+    assert feats[lcodec.DRAW, 3] == pytest.approx(2 / 20)
+    assert feats[lcodec.DRAW, 10] == 1
+
+
+def test_L70_L50_the_last_card_has_no_effect_and_the_second_last_owes_a_call():
+    view = _loco_view(2, {"r+2": 1}, [1])
+    feats = _loco_features(view)[_play("r+2")]
+    assert feats[0] == 1 and feats[2] == pytest.approx(0.3)
+    assert not np.delete(feats, [0, 2]).any()
+    view = _loco_view(2, {"r9": 1, "g3": 1}, [5])
+    feats = _loco_features(view)[_play("r9")]
+    assert feats[0] == 0 and feats[1] == 1 and feats[5] == 0  # g3 cannot follow r9 in red
+
+
+def test_L13_a_draw_hands_over_what_the_piles_hold():
+    discard = [0] * lcards.NUM_IDENTITIES
+    discard[lcards.card_id("r5")], discard[lcards.card_id("r6")] = 1, 2
+    view = _loco_view(2, {"g1": 1, "g2": 1}, [3], pending=4, pending_kind="+4", top="+4",
+                      draw_pile_size=0, discard_counts=tuple(discard))
+    assert _loco_features(view)[lcodec.DRAW, 3] == pytest.approx(2 / 20)  # 3 cards less the top
+
+
+def test_L35_L36_swap_and_rotation_compare_the_hand_received():
+    view = _loco_view(4, {"rX": 1, "O": 1, "r1": 2, "g1": 2}, [2, 6, 9])
+    feats = _loco_features(view)
+    assert feats[_play("rX"), 9] == pytest.approx((6 - 1 - 2) / 10)
+    # one Rotation, clockwise: the hand of the seat before me (seat 3, 9 cards) comes to me
+    assert feats[_play("O"), 9] == pytest.approx((6 - 1 - 9) / 10)
+    target = _loco_view(4, {"r1": 2, "g1": 2}, [2, 6, 1], phase="target", swaps_left=1)
+    feats = _loco_features(target)
+    assert feats[lcodec.TARGET0:lcodec.TARGET0 + 3, 9] == pytest.approx([0.2, -0.2, 0.3])
+    assert list(feats[lcodec.TARGET0:lcodec.TARGET0 + 3, 1]) == [0, 0, 1]
+    assert not feats[lcodec.TARGET0 + 3:lcodec.LOCO].any()  # no seats that far round
+
+
+def test_L52_calls_and_shouts_price_the_cards_at_stake():
+    view = _loco_view(2, {"r1": 1}, [4], phase="call")
+    feats = _loco_features(view)
+    assert feats[lcodec.LOCO, 1] == feats[lcodec.SILENT, 1] == 1
+    assert feats[lcodec.SILENT, 3] == pytest.approx(2 / 20)
+    silent = _loco_features(_loco_view(2, {"r1": 3}, [1], phase="contre"))
+    announced = _loco_features(_loco_view(2, {"r1": 3}, [1], phase="contre",
+                                          contre_announced=True))
+    assert (silent[lcodec.CONTRE, 3], silent[lcodec.CONTRE, 4]) == (0, pytest.approx(2 / 20))
+    assert (announced[lcodec.CONTRE, 3], announced[lcodec.CONTRE, 4]) == (pytest.approx(1 / 20), 0)
+
+
+@pytest.mark.parametrize("num_players", range(2, 11))
+def test_L01_loco_features_have_one_size_for_every_player_count(num_players):
+    env = loco_envs.make("loco_v0", wrapped=False, num_players=num_players)
+    low, high = loco_obs.bounds(num_players)
+    for obs in (low, high):  # the extremes of every entry stay within the limit
+        feats = loco_actions(obs[None])
+        assert feats.shape == (1, ACTION_FEATURES["loco_actions"].size)
+        assert np.isfinite(feats).all()
+        assert np.abs(feats).max() <= ACTION_FEATURES["loco_actions"].limit
+    assert low.size == env.observation_size()
+
+
+def test_loco_features_refuse_an_observation_of_another_size():
+    with pytest.raises(ValueError, match=r"loco_actions: observations of size 271.*2-10 players"):
+        loco_actions(np.zeros((1, 271), np.float32))
+
+
+def test_a_loco_policy_with_features_saves_loads_and_plays_with_numpy(tmp_path):
+    transform = "log1p+loco_actions"
+    env = loco_envs.make("loco_v0", wrapped=False, num_players=2)
+    rng = np.random.default_rng(0)
+    width = env.observation_size() + ACTION_FEATURES["loco_actions"].size
+    policy = NumpyPolicy([(rng.normal(0, 0.1, (16, width)).astype(np.float32),
+                           np.zeros(16, np.float32))],
+                         (rng.normal(0, 0.1, (lcodec.NUM_ACTIONS, 16)).astype(np.float32),
+                          np.zeros(lcodec.NUM_ACTIONS, np.float32)), "tanh", transform)
+    assert policy.observation_size == env.observation_size()
+    path = save_policy(tmp_path / "p", policy, {"env_id": "loco_v0",
+                                                "env_options": {"num_players": 2}})
+    loaded, doc = load_policy(path)
+    assert doc["obs_transform"] == transform
+    bot = load_bot(path)
+    positions = list(_loco_positions(2, games=1, cap=200))
+    for view, obs, mask in positions:
+        rng1, rng2 = np.random.default_rng(1), np.random.default_rng(1)
+        action = bot.act(view, mask, rng1)
+        assert action == loaded.act_observation(obs, mask, rng2, False) and mask[action]
+    obs = np.stack([o for _, o, _ in positions])
+    np.testing.assert_allclose(loaded.logits(obs), policy.logits(obs), atol=1e-6)
+    check_transform(transform, "loco_v0")
+    with pytest.raises(ValueError, match="loco_actions.*loco_v0, not 'moco_v0'"):
+        check_transform(transform, "moco_v0")
