@@ -269,13 +269,28 @@ _L_ANSWER[_L_PLAY_KIND == "+2"] = np.isin(_L_KIND, "+2")
 _L_ANSWER[_L_PLAY_KIND == "+4"] = _L_KIND == "+4"
 
 
+#: log(n!) for the hypergeometric chances of :func:`_p_holds`.
+_L_LOG_FACTORIAL = np.concatenate([[0.0],
+                                   np.cumsum(np.log(np.arange(1, loco_cards.DECK_SIZE + 1)))])
+_L_SWAPS = np.isin(_L_PLAY_KIND, ("X", "O"))
+_L_SKIPS, _L_REVERSES, _L_SWAP = (_L_PLAY_KIND == "S"), (_L_PLAY_KIND == "R"), _L_PLAY_KIND == "X"
+_L_PENALTY = np.where(_L_PLAY_KIND == "+4", 4, 2) * _L_COUNT  # cards a stacker play adds (L-20)
+# the tables as matrices over the unseen cards or the hand, and a play's own cards in them
+_L_ANSWER_BY_CARD = np.ascontiguousarray(_L_ANSWER.reshape(-1, _L_IDENTS).T)
+_L_FOLLOW_BY_CARD = np.ascontiguousarray(_L_FOLLOW.reshape(-1, _L_IDENTS).T)
+_L_FOLLOW_OWN = _L_COUNT[:, None] * _L_FOLLOW[np.arange(_L_PLAYS), :, _L_IDENT]
+
+
 def _p_holds(hits: np.ndarray, total: np.ndarray, hand: np.ndarray) -> np.ndarray:
-    """Chance that ``hand`` cards drawn from ``total`` unseen ones include one of ``hits``."""
-    hand = np.minimum(hand, total)
-    none = np.ones(np.broadcast_shapes(hits.shape, total.shape, hand.shape), np.float32)
-    for j in range(int(hand.max(initial=0))):
-        factor = (total - hits - j) / np.maximum(total - j, 1)
-        none *= np.where(j < hand, np.clip(factor, 0, 1), 1)
+    """Chance that ``hand`` cards drawn from ``total`` unseen ones include one of ``hits``:
+    1 - C(total - hits, hand) / C(total, hand), from a table of log factorials."""
+    hits, total = hits.astype(np.int64), total.astype(np.int64)
+    hand = np.minimum(hand.astype(np.int64), total)
+    rest = total - hits
+    fact = _L_LOG_FACTORIAL
+    log_none = (fact[rest] + fact[total - hand] - fact[np.maximum(rest - hand, 0)]
+                - fact[total])
+    none = np.where(rest >= hand, np.exp(log_none), 0)
     return np.where(hits > 0, 1 - none, 0).astype(np.float32)
 
 
@@ -317,20 +332,19 @@ def loco_actions(obs: np.ndarray) -> np.ndarray:
     # who moves next, as the j-th playing seat after me (0: me again): k Skips move the turn
     # k + 1 seats (L-30); Reverses are Skips with two playing (L-31), else the turn goes back
     # the other way after an odd number
-    steps = np.where(_L_PLAY_KIND == "S", (k + 1) % (others + 1), 1)
+    steps = np.where(_L_SKIPS, (k + 1) % (others + 1), 1)
     reverse = np.where(others == 1, (k + 1) % 2, np.where(k % 2 == 1, others, 1))
-    steps = np.where(_L_PLAY_KIND == "R", reverse, steps).astype(np.int64)
+    steps = np.where(_L_REVERSES, reverse, steps).astype(np.int64)
     again = (steps == 0) & ~going_out
     next_size = np.take_along_axis(ahead, np.maximum(steps - 1, 0), axis=1)
-    hits = (unseen @ _L_ANSWER.reshape(-1, _L_IDENTS).T).reshape(rows, _L_PLAYS, -1)
+    hits = (unseen @ _L_ANSWER_BY_CARD).reshape(rows, _L_PLAYS, -1)
     p_next = _p_holds(hits.min(axis=2), total, next_size)  # a wild: its best colour
-    follow = (hand @ _L_FOLLOW.reshape(-1, _L_IDENTS).T).reshape(rows, _L_PLAYS, -1)
-    follow = (follow - k[:, :, None] * _L_FOLLOW[np.arange(_L_PLAYS), :, _L_IDENT]
-              ).max(axis=2)
+    follow = (hand @ _L_FOLLOW_BY_CARD).reshape(rows, _L_PLAYS, -1)
+    follow = (follow - _L_FOLLOW_OWN).max(axis=2)
     smallest = np.where(ahead > 0, ahead, np.inf).min(axis=1, keepdims=True)
     giver = np.take_along_axis(behind, np.maximum(_L_COUNT.astype(np.int64)[None]
                                                   % (others + 1) - 1, 0), axis=1)
-    received = np.where(_L_PLAY_KIND == "X", smallest,
+    received = np.where(_L_SWAP, smallest,
                         np.where(_L_COUNT % (others + 1) == 0, left, giver))
     stackers_left = hand[:, _L_STACKER_IDS].sum(axis=1, keepdims=True) - k * _L_STACKER
     on = ~going_out  # L-70: the last card has no effect
@@ -338,13 +352,13 @@ def loco_actions(obs: np.ndarray) -> np.ndarray:
     plays[..., 0] = going_out
     plays[..., 1] = left == 1
     plays[..., 2] = _L_POINTS[_L_IDENT] * k / 100
-    victims = np.minimum(pending + k * np.where(_L_PLAY_KIND == "+4", 4, 2), 20) / 20
+    victims = np.minimum(pending + _L_PENALTY, 20) / 20
     plays[..., 4] = np.where(_L_STACKER & on, victims, 0)
     plays[..., 5] = np.minimum(follow, 10) / 10 * on
     plays[..., 6] = again
     plays[..., 7] = np.where(on & ~again, 1 / (1 + next_size), 0)
     plays[..., 8] = np.where(on & ~again, p_next, 0)
-    swaps = np.isin(_L_PLAY_KIND, ("X", "O")) & on
+    swaps = _L_SWAPS & on
     plays[..., 9] = np.where(swaps, np.clip((left - received) / 10, -1, 1), 0)
     plays[..., 10] = np.minimum(stackers_left, 4) / 4 * on
     plays[..., 11] = (unseen[:, _L_IDENT] > 0) & on
