@@ -107,6 +107,8 @@ _NPY_HEADER_ALLOWANCE = 4096  # per array: the .npy header and the zip entry aro
 _FIELDS = ("format", "format_version", "env_id", "env_options", "observation_size",
            "num_actions", "layer_sizes", "activation", "obs_transform", "weights_sha256",
            "provenance")
+#: Fields a file may leave out (files written before they existed), with their default.
+_OPTIONAL_FIELDS = ("feature_shortcut",)
 _PROVENANCE_FIELDS = ("config", "seed", "decisions", "evaluation")
 
 
@@ -154,6 +156,14 @@ def check_transform(transform: Any, env_id: str) -> None:
                          f"{ACTION_FEATURES[features].env_id}, not {_short(env_id)}")
 
 
+def check_feature_shortcut(shortcut: Any, transform: str) -> None:
+    """``ValueError`` unless ``shortcut`` is a bool, true only with action features."""
+    if not isinstance(shortcut, bool):
+        raise ValueError(f"must be true or false, got {_short(shortcut)}")
+    if shortcut and not transform_extra_size(transform):
+        raise ValueError(f"needs action features, and obs_transform {transform!r} has none")
+
+
 @dataclass
 class NumpyPolicy:
     """The actor of a masked PPO policy as plain arrays: hidden layers, then the action layer."""
@@ -162,6 +172,10 @@ class NumpyPolicy:
     action: tuple[np.ndarray, np.ndarray]
     activation: str = "tanh"
     obs_transform: str = "log1p"
+    #: The action layer also reads the action features themselves, beside the last hidden
+    #: layer: a move's logit can weigh its own features directly instead of routing every
+    #: action's facts through the hidden layers (``feature_shortcut`` of the trainers).
+    feature_shortcut: bool = False
 
     @property
     def input_size(self) -> int:
@@ -198,6 +212,10 @@ class NumpyPolicy:
         hidden: list[tuple[np.ndarray, np.ndarray]] = []
         activation = None
         names = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+        shortcut = getattr(policy.mlp_extractor, "shortcut", 0)
+        if shortcut and shortcut != transform_extra_size(obs_transform):
+            raise ValueError(f"the policy's shortcut reads {shortcut} features, "
+                             f"{obs_transform!r} has {transform_extra_size(obs_transform)}")
         for module in policy.mlp_extractor.policy_net:
             if isinstance(module, nn.Linear):
                 hidden.append(_linear(module))
@@ -207,14 +225,18 @@ class NumpyPolicy:
                 activation = names[type(module)]
             else:
                 raise ValueError(f"unsupported layer in the policy network: {module}")
-        return cls(hidden, _linear(policy.action_net), activation or "tanh", obs_transform)
+        return cls(hidden, _linear(policy.action_net), activation or "tanh", obs_transform,
+                   bool(shortcut))
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked action logits of one raw observation (or a batch of them, ``[N, D]``)."""
-        x = transform_observation(obs, self.obs_transform)
+        x = inputs = transform_observation(obs, self.obs_transform)
         act = _ACTIVATIONS[self.activation]
         for weight, bias in self.hidden:
             x = act(x @ weight.T + bias)
+        if self.feature_shortcut:
+            extra = transform_extra_size(self.obs_transform)
+            x = np.concatenate([x, inputs[..., inputs.shape[-1] - extra:]], axis=-1)
         weight, bias = self.action
         return x @ weight.T + bias
 
@@ -352,6 +374,7 @@ def save_policy(path: str | Path, policy: NumpyPolicy, meta: dict[str, Any]) -> 
         "layer_sizes": policy.layer_sizes,
         "activation": policy.activation,
         "obs_transform": policy.obs_transform,
+        "feature_shortcut": policy.feature_shortcut,
         "weights_sha256": hashlib.sha256(weights).hexdigest(),
         "provenance": {key: meta.get(key) for key in _PROVENANCE_FIELDS},
     }
@@ -473,9 +496,10 @@ def _check_document(doc: Any, where: Path) -> None:
     for name in _FIELDS:
         if name not in doc:
             _fail(where, name, "is missing")
-    extra = sorted(set(doc) - set(_FIELDS))
+    extra = sorted(set(doc) - set(_FIELDS) - set(_OPTIONAL_FIELDS))
     if extra:
-        _fail(where, extra[0], f"is not part of {FORMAT} (fields: {list(_FIELDS)})")
+        _fail(where, extra[0], f"is not part of {FORMAT} (fields: "
+              f"{[*_FIELDS, *_OPTIONAL_FIELDS]})")
     if doc["format_version"] != FORMAT_VERSION or not _is_int(doc["format_version"]):
         _fail(where, "format_version", f"must be {FORMAT_VERSION}, got "
               f"{_short(doc['format_version'])}")
@@ -486,6 +510,10 @@ def _check_document(doc: Any, where: Path) -> None:
         check_transform(doc["obs_transform"], doc["env_id"])
     except ValueError as exc:
         _fail(where, "obs_transform", str(exc))
+    try:
+        check_feature_shortcut(doc.get("feature_shortcut", False), doc["obs_transform"])
+    except ValueError as exc:
+        _fail(where, "feature_shortcut", str(exc))
     digest = doc["weights_sha256"]
     if not (isinstance(digest, str) and len(digest) == 64
             and all(c in "0123456789abcdef" for c in digest)):
@@ -575,6 +603,8 @@ def _array_shapes(doc: dict[str, Any]) -> dict[str, tuple[tuple[int, ...], int]]
     names = [f"hidden_{i}" for i in range(len(doc["layer_sizes"]))] + ["action"]
     shapes = {}
     for name, (fan_in, fan_out) in zip(names, pairwise(widths), strict=True):
+        if name == "action" and doc.get("feature_shortcut", False):
+            fan_in += transform_extra_size(doc["obs_transform"])
         shapes[f"{name}_weight"] = ((fan_out, fan_in), fan_out * fan_in)
         shapes[f"{name}_bias"] = ((fan_out,), fan_out)
     return shapes
@@ -612,7 +642,8 @@ def _read_weights(npz_path: Path, doc: dict[str, Any]) -> NumpyPolicy:
     hidden = [(arrays[f"hidden_{i}_weight"], arrays[f"hidden_{i}_bias"])
               for i in range(len(doc["layer_sizes"]))]
     return NumpyPolicy(hidden, (arrays["action_weight"], arrays["action_bias"]),
-                       doc["activation"], doc["obs_transform"])
+                       doc["activation"], doc["obs_transform"],
+                       doc.get("feature_shortcut", False))
 
 
 def _check_archive(data: bytes, shapes: dict[str, tuple[tuple[int, ...], int]],

@@ -82,7 +82,8 @@ def save_snapshots(path: Path, snapshots: Sequence[NumpyPolicy]) -> None:
             arrays[f"s{i}_l{j}_w"] = np.asarray(w, np.float32)
             arrays[f"s{i}_l{j}_b"] = np.asarray(b, np.float32)
     meta = [{"layers": len(p.hidden) + 1, "activation": p.activation,
-             "obs_transform": p.obs_transform} for p in snapshots]
+             "obs_transform": p.obs_transform, "feature_shortcut": p.feature_shortcut}
+            for p in snapshots]
     buffer = io.BytesIO()
     np.savez(buffer, meta=np.array(json.dumps(meta)), **arrays)
     atomic_write_bytes(path, buffer.getvalue())
@@ -98,7 +99,7 @@ def load_snapshots(path: Path) -> list[NumpyPolicy]:
                 layers = [(data[f"s{i}_l{j}_w"], data[f"s{i}_l{j}_b"])
                           for j in range(m["layers"])]
                 out.append(NumpyPolicy(layers[:-1], layers[-1], m["activation"],
-                                       m["obs_transform"]))
+                                       m["obs_transform"], m.get("feature_shortcut", False)))
     except (OSError, KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"snapshots file {path}: not readable ({exc})") from None
     return out

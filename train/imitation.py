@@ -54,7 +54,14 @@ import numpy as np
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.ppo import NumpyPolicy, check_transform, save_policy, transform_observation
+from loco_envs.agents.ppo import (
+    NumpyPolicy,
+    check_feature_shortcut,
+    check_transform,
+    save_policy,
+    transform_extra_size,
+    transform_observation,
+)
 from loco_envs.train.config import field_docs, load_config, parse_overrides
 
 __all__ = ["BCArgs", "Dataset", "collect", "fit", "main", "run"]
@@ -93,6 +100,8 @@ class BCArgs:
     """hidden activation: tanh or relu (the trainer's)"""
     obs_transform: str = "log1p"
     """observation transform before the network (the trainer's)"""
+    feature_shortcut: bool = False
+    """the action layer also reads the action features (train/networks.py; the trainer's)"""
     epochs: int = 8
     """passes over the data per fit"""
     batch_size: int = 512
@@ -144,6 +153,10 @@ class BCArgs:
             check_transform(self.obs_transform, self.env_id)
         except ValueError as exc:
             raise ValueError(f"config key 'obs_transform' {exc}") from None
+        try:
+            check_feature_shortcut(self.feature_shortcut, self.obs_transform)
+        except ValueError as exc:
+            raise ValueError(f"config key 'feature_shortcut' {exc}") from None
         self._check_spec("teacher", self.teacher)
         if not self.opponent_mix or sum(self.opponent_mix.values()) <= 0 or any(
                 w < 0 for w in self.opponent_mix.values()):
@@ -279,9 +292,13 @@ def collect_round(args: BCArgs, round_index: int, num_games: int,
 
 # ---------------------------------------------------------------------------------------------
 # Fitting
-def build_networks(obs_size: int, num_actions: int, net_arch: Sequence[int], activation: str):
-    """Actor and value MLPs shaped as SB3's ``MlpPolicy`` with separate pi/vf networks."""
+def build_networks(obs_size: int, num_actions: int, net_arch: Sequence[int], activation: str,
+                   shortcut: int = 0):
+    """Actor and value MLPs shaped as SB3's ``MlpPolicy`` with separate pi/vf networks (the
+    actor with a feature shortcut of width ``shortcut``, :mod:`train.networks`)."""
     import torch.nn as nn
+
+    from loco_envs.train.networks import build_actor
 
     act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
 
@@ -292,7 +309,7 @@ def build_networks(obs_size: int, num_actions: int, net_arch: Sequence[int], act
             width = size
         return nn.Sequential(*layers, nn.Linear(width, out))
 
-    return mlp(num_actions), mlp(1)
+    return build_actor(obs_size, num_actions, net_arch, act, shortcut), mlp(1)
 
 
 def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
@@ -305,8 +322,9 @@ def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
                       .action_space("player_0").n)
     obs = torch.from_numpy(transform_observation(data.obs, args.obs_transform))
     if actor is None:  # the input is the transformed observation, action features included
+        shortcut = transform_extra_size(args.obs_transform) if args.feature_shortcut else 0
         actor, value = build_networks(obs.shape[1], num_actions, args.net_arch,
-                                      args.activation)
+                                      args.activation, shortcut)
     legal = torch.from_numpy(np.unpackbits(data.masks, axis=1, count=num_actions).astype(bool))
     target = torch.from_numpy(data.actions)
     returns = torch.from_numpy(data.returns)
@@ -346,10 +364,11 @@ def to_numpy_policy(actor: Any, activation: str, obs_transform: str) -> NumpyPol
     """The torch actor as :class:`agents.ppo.NumpyPolicy` (hidden layers, action layer)."""
     import torch.nn as nn
 
-    linear = [m for m in actor if isinstance(m, nn.Linear)]
+    linear = [m for m in actor.modules() if isinstance(m, nn.Linear)]  # body first, then head
     arrays = [(m.weight.detach().numpy().astype(np.float32).copy(),
                m.bias.detach().numpy().astype(np.float32).copy()) for m in linear]
-    return NumpyPolicy(arrays[:-1], arrays[-1], activation, obs_transform)
+    return NumpyPolicy(arrays[:-1], arrays[-1], activation, obs_transform,
+                       bool(actor.shortcut))
 
 
 def save_value(path: Path, value: Any) -> Path:

@@ -43,7 +43,14 @@ from typing import Any
 import numpy as np
 
 import loco_envs
-from loco_envs.agents.ppo import NumpyPolicy, atomic_write_bytes, check_transform, save_policy
+from loco_envs.agents.ppo import (
+    NumpyPolicy,
+    atomic_write_bytes,
+    check_feature_shortcut,
+    check_transform,
+    save_policy,
+    transform_extra_size,
+)
 from loco_envs.train.checkpoints import (
     CheckpointError,
     checkpoint_files,
@@ -111,6 +118,8 @@ class Args:
     """hidden activation: tanh or relu"""
     obs_transform: str = "log1p"
     """observation transform before the network: log1p (tames counts) or none"""
+    feature_shortcut: bool = False
+    """the action layer also reads the action features (train/networks.py; needs '+features')"""
     opponent_mix: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
     """opponent kinds and weights: agent specs ('random', '<game>/heuristic') and 'snapshot'"""
     snapshot_every: int = 5
@@ -201,6 +210,10 @@ class Args:
             check_transform(self.obs_transform, self.env_id)
         except ValueError as exc:
             raise ValueError(f"config key 'obs_transform' {exc}") from None
+        try:
+            check_feature_shortcut(self.feature_shortcut, self.obs_transform)
+        except ValueError as exc:
+            raise ValueError(f"config key 'feature_shortcut' {exc}") from None
         check_mix(self.opponent_mix, self.env_id)
         if not self.eval_opponents:
             raise ValueError("config key 'eval_opponents' must name at least one opponent")
@@ -230,7 +243,7 @@ class Args:
                     f"configs/<game>_bc.yaml)")
             try:
                 check_compatible(self.init_policy, self.env_id, self.env_kwargs, self.net_arch,
-                                 self.activation, self.obs_transform)
+                                 self.activation, self.obs_transform, self.feature_shortcut)
             except ValueError as exc:
                 raise ValueError(f"config key 'init_policy': {exc}") from None
 
@@ -478,6 +491,21 @@ def _run_dir(args: Args, resume_zip: Path | None) -> Path:
     return run_dir
 
 
+def policy_network(args: Args) -> tuple[Any, dict[str, Any]]:
+    """The SB3 policy class and its ``policy_kwargs`` for ``args``: separate actor and value
+    MLPs, the actor with a feature shortcut when asked (:mod:`train.networks`)."""
+    import torch
+
+    kwargs: dict[str, Any] = dict(
+        net_arch=dict(pi=list(args.net_arch), vf=list(args.net_arch)),
+        activation_fn={"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation])
+    if not args.feature_shortcut:
+        return "MlpPolicy", kwargs
+    from loco_envs.train.networks import ShortcutPolicy
+
+    return ShortcutPolicy, {**kwargs, "feature_shortcut": transform_extra_size(args.obs_transform)}
+
+
 def train(args: Args) -> TrainResult:
     """Train as ``args`` says; return the run folder, final checkpoint and final evaluation."""
     args.validate()
@@ -496,7 +524,7 @@ def train(args: Args) -> TrainResult:
     writer.add_text("hyperparameters", hyperparameter_table(args))
 
     venv = make_vec_env(args)
-    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation]
+    policy_class, policy_kwargs = policy_network(args)
     rollout = args.num_envs * args.num_steps
     n_updates = -(-args.total_timesteps // rollout)
     lr_schedule = (LinearSchedule(args.learning_rate, 0.0, 1.0) if args.anneal_lr
@@ -517,12 +545,8 @@ def train(args: Args) -> TrainResult:
         print(f"resuming {resume_zip} at {model.num_timesteps} decisions, "
               f"{len(snapshots)} snapshots", file=sys.stderr)
     else:
-        model = MaskablePPO(
-            "MlpPolicy", venv, seed=args.seed, device="cpu", verbose=0,
-            policy_kwargs=dict(net_arch=dict(pi=list(args.net_arch), vf=list(args.net_arch)),
-                               activation_fn=activation),
-            **hyper,
-        )
+        model = MaskablePPO(policy_class, venv, seed=args.seed, device="cpu", verbose=0,
+                            policy_kwargs=policy_kwargs, **hyper)
         if args.init_policy:
             from loco_envs.train.warmstart import warm_start
 

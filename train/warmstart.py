@@ -30,16 +30,18 @@ def value_path(path: str | Path) -> Path:
 
 
 def check_compatible(path: str | Path, env_id: str, env_options: dict[str, Any],
-                     net_arch: list[int], activation: str, obs_transform: str) -> None:
+                     net_arch: list[int], activation: str, obs_transform: str,
+                     feature_shortcut: bool = False) -> None:
     """``ValueError`` unless the policy at ``path`` fits a run of this game and network."""
     policy, doc = load_policy(path)
     wanted = {"env_id": env_id, "env_options.num_players": env_options.get("num_players"),
               "layer_sizes": list(net_arch), "activation": activation,
-              "obs_transform": obs_transform}
+              "obs_transform": obs_transform, "feature_shortcut": feature_shortcut}
     got = {"env_id": doc["env_id"],
            "env_options.num_players": doc["env_options"].get("num_players"),
            "layer_sizes": policy.layer_sizes, "activation": policy.activation,
-           "obs_transform": policy.obs_transform}
+           "obs_transform": policy.obs_transform,
+           "feature_shortcut": policy.feature_shortcut}
     for key, value in wanted.items():
         if got[key] != value:
             raise ValueError(f"config key 'init_policy': {path} has {key} {got[key]!r}, the run "

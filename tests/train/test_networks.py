@@ -1,0 +1,131 @@
+"""The feature shortcut (train/networks.py, ``feature_shortcut``): the action layer reads the
+action features beside the last hidden layer, in torch and in the numpy policy alike, through
+cloning, the warm start, PPO and the policy file."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import loco_envs
+from loco_envs.agents.features import ACTION_FEATURES
+from loco_envs.agents.ppo import load_bot, load_policy, transform_observation
+
+torch = pytest.importorskip("torch")
+
+TRANSFORM = "log1p+moco_actions"
+WIDTH = ACTION_FEATURES["moco_actions"].size
+
+
+def _observations(count: int = 30, seed: int = 0) -> tuple[np.ndarray, list]:
+    env = loco_envs.make("moco_v0", wrapped=False, num_players=2)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    rows, positions = [], []
+    while not env.over and len(rows) < count:
+        obs = env.observe(env.agent_selection)
+        rows.append(obs["observation"])
+        positions.append((env.view(env.game.current_seat), obs["action_mask"]))
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return np.stack(rows), positions
+
+
+def _clone(tmp_path, **overrides):
+    from loco_envs.train.imitation import BCArgs, run
+
+    bc = BCArgs(env_id="moco_v0", num_players=2, teacher="moco/heuristic",
+                opponent_mix={"teacher": 1.0}, games=4, dagger_rounds=0, epochs=1,
+                batch_size=64, net_arch=[16], workers=1, eval_games=0,
+                obs_transform=TRANSFORM, feature_shortcut=True, out=str(tmp_path / "bc"))
+    for key, value in overrides.items():
+        setattr(bc, key, value)
+    return run(bc, log=lambda *_: None)
+
+
+def test_the_numpy_policy_computes_the_torch_actors_logits():
+    from loco_envs.train.imitation import build_networks, to_numpy_policy
+
+    obs, _ = _observations()
+    inputs = transform_observation(obs, TRANSFORM)
+    actor, _ = build_networks(inputs.shape[1], 79, [16, 8], "tanh", shortcut=WIDTH)
+    assert actor.head.in_features == 8 + WIDTH
+    with torch.no_grad():
+        expected = actor(torch.from_numpy(inputs)).numpy()
+    policy = to_numpy_policy(actor, "tanh", TRANSFORM)
+    assert policy.feature_shortcut
+    np.testing.assert_allclose(policy.logits(obs), expected, atol=1e-5)
+
+
+def test_the_shortcut_lets_a_logit_read_its_own_features_directly():
+    """With the hidden layers silenced, logits are a linear map of the features alone."""
+    from loco_envs.train.imitation import build_networks, to_numpy_policy
+
+    obs, _ = _observations()
+    inputs = transform_observation(obs, TRANSFORM)
+    actor, _ = build_networks(inputs.shape[1], 79, [16], "tanh", shortcut=WIDTH)
+    with torch.no_grad():
+        for p in actor.body.parameters():
+            p.zero_()
+    policy = to_numpy_policy(actor, "tanh", TRANSFORM)
+    weight, bias = policy.action
+    features = inputs[:, -WIDTH:]
+    np.testing.assert_allclose(policy.logits(obs), features @ weight[:, 16:].T + bias, atol=1e-5)
+
+
+def test_a_shortcut_clone_saves_loads_and_warm_starts_ppo(tmp_path):
+    from loco_envs.train.ppo import Args, train
+
+    path = _clone(tmp_path)
+    clone, doc = load_policy(path)
+    assert doc["feature_shortcut"] is True and clone.feature_shortcut
+    assert clone.action[0].shape == (79, 16 + WIDTH)
+    _, positions = _observations(count=10)
+    bot = load_bot(path)
+    for view, mask in positions:
+        assert mask[bot.act(view, mask, np.random.default_rng(0))]
+    args = Args(env_id="moco_v0", num_players=2, obs_transform=TRANSFORM, feature_shortcut=True,
+                net_arch=[16], init_policy=str(path), total_timesteps=64, num_envs=4,
+                num_steps=16, batch_size=32, update_epochs=1, learning_rate=1e-12,
+                anneal_lr=False, opponent_mix={"random": 1.0, "snapshot": 1.0},
+                snapshot_every=1, final_eval_games=0, checkpoint_every=0, progress_bar=False,
+                runs_dir=str(tmp_path))
+    result = train(args)
+    trained, doc = load_policy(result.checkpoint.with_suffix(".npz"))
+    assert doc["feature_shortcut"] is True
+    obs, _ = _observations()
+    np.testing.assert_allclose(trained.logits(obs), clone.logits(obs), atol=1e-3)
+
+
+def test_a_warm_start_without_the_runs_shortcut_is_refused_naming_it(tmp_path):
+    from loco_envs.train.ppo import Args
+
+    path = _clone(tmp_path, feature_shortcut=False)
+    args = Args(env_id="moco_v0", num_players=2, obs_transform=TRANSFORM, feature_shortcut=True,
+                net_arch=[16], init_policy=str(path))
+    with pytest.raises(ValueError, match="init_policy.*feature_shortcut"):
+        args.validate()
+
+
+@pytest.mark.parametrize("module", ["ppo", "imitation"])
+def test_a_shortcut_without_features_is_refused_naming_the_key(module):
+    if module == "ppo":
+        from loco_envs.train.ppo import Args as Config
+    else:
+        from loco_envs.train.imitation import BCArgs as Config
+    config = Config(env_id="moco_v0", num_players=2, obs_transform="log1p",
+                    feature_shortcut=True)
+    with pytest.raises(ValueError, match="'feature_shortcut' needs action features"):
+        config.validate()
+
+
+@pytest.mark.parametrize("value", ["yes", 1])
+def test_a_file_whose_shortcut_is_not_a_bool_is_refused(tmp_path, value):
+    path = _clone(tmp_path)
+    json_path = path.with_suffix(".json")
+    doc = json.loads(json_path.read_text())
+    doc["feature_shortcut"] = value
+    json_path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="field 'feature_shortcut' must be true or false"):
+        load_policy(path)
