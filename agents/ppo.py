@@ -172,9 +172,10 @@ class NumpyPolicy:
     action: tuple[np.ndarray, np.ndarray]
     activation: str = "tanh"
     obs_transform: str = "log1p"
-    #: The action layer also reads the action features themselves, beside the last hidden
-    #: layer: a move's logit can weigh its own features directly instead of routing every
-    #: action's facts through the hidden layers (``feature_shortcut`` of the trainers).
+    #: The action layer also reads the action features themselves, after the last hidden
+    #: layer (its weight is then [A, hidden + A * K]; the trainers' shortcut makes that part
+    #: block-diagonal, :func:`expand_shortcut`): a move's logit weighs its own features
+    #: directly instead of routing every action's facts through the hidden layers.
     feature_shortcut: bool = False
 
     @property
@@ -212,10 +213,7 @@ class NumpyPolicy:
         hidden: list[tuple[np.ndarray, np.ndarray]] = []
         activation = None
         names = {nn.Tanh: "tanh", nn.ReLU: "relu"}
-        shortcut = getattr(policy.mlp_extractor, "shortcut", 0)
-        if shortcut and shortcut != transform_extra_size(obs_transform):
-            raise ValueError(f"the policy's shortcut reads {shortcut} features, "
-                             f"{obs_transform!r} has {transform_extra_size(obs_transform)}")
+        scores = getattr(policy.mlp_extractor, "scores", None)
         for module in policy.mlp_extractor.policy_net:
             if isinstance(module, nn.Linear):
                 hidden.append(_linear(module))
@@ -225,8 +223,11 @@ class NumpyPolicy:
                 activation = names[type(module)]
             else:
                 raise ValueError(f"unsupported layer in the policy network: {module}")
-        return cls(hidden, _linear(policy.action_net), activation or "tanh", obs_transform,
-                   bool(shortcut))
+        weight, bias = _linear(policy.action_net)
+        if scores is not None:
+            weight = np.concatenate([weight, expand_shortcut(_array(scores.weight))], axis=1)
+        return cls(hidden, (weight, bias), activation or "tanh", obs_transform,
+                   scores is not None)
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked action logits of one raw observation (or a batch of them, ``[N, D]``)."""
@@ -282,8 +283,31 @@ def _gumbel(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
 
 
 def _linear(module: Any) -> tuple[np.ndarray, np.ndarray]:
-    return (module.weight.detach().cpu().numpy().astype(np.float32).copy(),
-            module.bias.detach().cpu().numpy().astype(np.float32).copy())
+    return _array(module.weight), _array(module.bias)
+
+
+def _array(tensor: Any) -> np.ndarray:
+    return tensor.detach().cpu().numpy().astype(np.float32).copy()
+
+
+def expand_shortcut(scores: np.ndarray) -> np.ndarray:
+    """``[A, K]`` per-action feature weights -> the ``[A, A * K]`` block of the action layer
+    over the features (action ``a``'s row reads only its own K features)."""
+    num_actions, k = scores.shape
+    out = np.zeros((num_actions, num_actions, k), np.float32)
+    out[np.arange(num_actions), np.arange(num_actions)] = scores
+    return out.reshape(num_actions, num_actions * k)
+
+
+def shortcut_scores(block: np.ndarray) -> np.ndarray:
+    """Inverse of :func:`expand_shortcut`; ``ValueError`` when a row reads another action's
+    features (a layer no trainer here makes)."""
+    num_actions = block.shape[0]
+    cube = block.reshape(num_actions, num_actions, -1)
+    scores = cube[np.arange(num_actions), np.arange(num_actions)].copy()
+    if not np.array_equal(expand_shortcut(scores), block):
+        raise ValueError("the action layer's feature weights are not per action (block-diagonal)")
+    return scores
 
 
 def view_encoder(env_id: str) -> Callable[[Any], np.ndarray]:

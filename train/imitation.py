@@ -58,6 +58,7 @@ from loco_envs.agents.ppo import (
     NumpyPolicy,
     check_feature_shortcut,
     check_transform,
+    expand_shortcut,
     save_policy,
     transform_extra_size,
     transform_observation,
@@ -367,8 +368,12 @@ def to_numpy_policy(actor: Any, activation: str, obs_transform: str) -> NumpyPol
     linear = [m for m in actor.modules() if isinstance(m, nn.Linear)]  # body first, then head
     arrays = [(m.weight.detach().numpy().astype(np.float32).copy(),
                m.bias.detach().numpy().astype(np.float32).copy()) for m in linear]
-    return NumpyPolicy(arrays[:-1], arrays[-1], activation, obs_transform,
-                       bool(actor.shortcut))
+    weight, bias = arrays[-1]
+    if actor.scores is not None:
+        scores = actor.scores.weight.detach().numpy().astype(np.float32)
+        weight = np.concatenate([weight, expand_shortcut(scores)], axis=1)
+    return NumpyPolicy(arrays[:-1], (weight, bias), activation, obs_transform,
+                       actor.scores is not None)
 
 
 def save_value(path: Path, value: Any) -> Path:

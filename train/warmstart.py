@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from loco_envs.agents.ppo import load_policy, policy_paths
+from loco_envs.agents.ppo import load_policy, policy_paths, shortcut_scores
 
 __all__ = ["check_compatible", "value_path", "warm_start"]
 
@@ -58,8 +58,15 @@ def warm_start(model: Any, path: str | Path) -> bool:
     policy, _ = load_policy(path)
     sb3 = model.policy
     actor_layers = [m for m in sb3.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
+    weight, bias = policy.action
+    if policy.feature_shortcut:  # the hidden part to the action layer, the rest per action
+        hidden = sb3.action_net.in_features
+        with torch.no_grad():
+            sb3.mlp_extractor.scores.weight.copy_(
+                torch.from_numpy(shortcut_scores(weight[:, hidden:])))
+        weight = weight[:, :hidden]
     pairs = list(zip(actor_layers, policy.hidden, strict=False)) + [(sb3.action_net,
-                                                                     policy.action)]
+                                                                     (weight, bias))]
     if len(actor_layers) != len(policy.hidden):
         raise ValueError(f"config key 'init_policy': {path} has {len(policy.hidden)} hidden "
                          f"layers, the run's network {len(actor_layers)}")

@@ -11,7 +11,13 @@ import pytest
 
 import loco_envs
 from loco_envs.agents.features import ACTION_FEATURES
-from loco_envs.agents.ppo import load_bot, load_policy, transform_observation
+from loco_envs.agents.ppo import (
+    expand_shortcut,
+    load_bot,
+    load_policy,
+    shortcut_scores,
+    transform_observation,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -50,16 +56,16 @@ def test_the_numpy_policy_computes_the_torch_actors_logits():
     obs, _ = _observations()
     inputs = transform_observation(obs, TRANSFORM)
     actor, _ = build_networks(inputs.shape[1], 79, [16, 8], "tanh", shortcut=WIDTH)
-    assert actor.head.in_features == 8 + WIDTH
     with torch.no_grad():
+        actor.scores.weight.normal_()
         expected = actor(torch.from_numpy(inputs)).numpy()
     policy = to_numpy_policy(actor, "tanh", TRANSFORM)
-    assert policy.feature_shortcut
-    np.testing.assert_allclose(policy.logits(obs), expected, atol=1e-5)
+    assert policy.feature_shortcut and policy.action[0].shape == (79, 8 + WIDTH)
+    np.testing.assert_allclose(policy.logits(obs), expected, rtol=1e-5, atol=1e-4)
 
 
-def test_the_shortcut_lets_a_logit_read_its_own_features_directly():
-    """With the hidden layers silenced, logits are a linear map of the features alone."""
+def test_each_logit_reads_only_its_own_actions_features():
+    """With the hidden layers silenced, logit a is sum_k W[a, k] * features[a, k]."""
     from loco_envs.train.imitation import build_networks, to_numpy_policy
 
     obs, _ = _observations()
@@ -68,10 +74,20 @@ def test_the_shortcut_lets_a_logit_read_its_own_features_directly():
     with torch.no_grad():
         for p in actor.body.parameters():
             p.zero_()
+        actor.scores.weight.normal_()
     policy = to_numpy_policy(actor, "tanh", TRANSFORM)
-    weight, bias = policy.action
-    features = inputs[:, -WIDTH:]
-    np.testing.assert_allclose(policy.logits(obs), features @ weight[:, 16:].T + bias, atol=1e-5)
+    scores = actor.scores.weight.detach().numpy()
+    features = inputs[:, -WIDTH:].reshape(len(obs), 79, -1)
+    expected = (features * scores).sum(axis=2) + policy.action[1]
+    np.testing.assert_allclose(policy.logits(obs), expected, rtol=1e-5, atol=1e-4)
+    assert np.array_equal(shortcut_scores(policy.action[0][:, 16:]), scores)
+
+
+def test_an_action_layer_reading_other_actions_features_is_not_a_shortcut():
+    block = expand_shortcut(np.ones((3, 2), np.float32))
+    block[0, 3] = 0.5  # action 0 reading action 1's second feature
+    with pytest.raises(ValueError, match="not per action"):
+        shortcut_scores(block)
 
 
 def test_a_shortcut_clone_saves_loads_and_warm_starts_ppo(tmp_path):
@@ -81,6 +97,7 @@ def test_a_shortcut_clone_saves_loads_and_warm_starts_ppo(tmp_path):
     clone, doc = load_policy(path)
     assert doc["feature_shortcut"] is True and clone.feature_shortcut
     assert clone.action[0].shape == (79, 16 + WIDTH)
+    shortcut_scores(clone.action[0][:, 16:])  # per action
     _, positions = _observations(count=10)
     bot = load_bot(path)
     for view, mask in positions:
