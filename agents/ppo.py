@@ -225,7 +225,7 @@ class NumpyPolicy:
                 raise ValueError(f"unsupported layer in the policy network: {module}")
         weight, bias = _linear(policy.action_net)
         if scores is not None:
-            weight = np.concatenate([weight, expand_shortcut(_array(scores.weight))], axis=1)
+            weight = np.concatenate([weight, expand_shortcut(scores.effective())], axis=1)
         return cls(hidden, (weight, bias), activation or "tanh", obs_transform,
                    scores is not None)
 

@@ -370,8 +370,7 @@ def to_numpy_policy(actor: Any, activation: str, obs_transform: str) -> NumpyPol
                m.bias.detach().numpy().astype(np.float32).copy()) for m in linear]
     weight, bias = arrays[-1]
     if actor.scores is not None:
-        scores = actor.scores.weight.detach().numpy().astype(np.float32)
-        weight = np.concatenate([weight, expand_shortcut(scores)], axis=1)
+        weight = np.concatenate([weight, expand_shortcut(actor.scores.effective())], axis=1)
     return NumpyPolicy(arrays[:-1], (weight, bias), activation, obs_transform,
                        actor.scores is not None)
 

@@ -37,7 +37,14 @@ __all__ = ["FeatureScores", "ShortcutActor", "ShortcutExtractor", "ShortcutPolic
 
 
 class FeatureScores(nn.Module):
-    """``(N, A)``: each action's K features weighted by its own K weights (zero at first)."""
+    """``(N, A)``: each action's K features weighted by its own K weights (zero at first).
+
+    The weights are stored divided by :data:`GAIN`: Adam moves a parameter by about the
+    learning rate a step whatever its gradient, and features of size 0.1 need weights near 10
+    to decide a move, which 1e-3 a step would take thousands of steps to reach.
+    """
+
+    GAIN = 20.0
 
     def __init__(self, num_actions: int, width: int):
         super().__init__()
@@ -49,7 +56,15 @@ class FeatureScores(nn.Module):
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
         num_actions, k = self.weight.shape
         features = inputs[:, inputs.shape[1] - num_actions * k:]
-        return (features.reshape(-1, num_actions, k) * self.weight).sum(dim=2)
+        return (features.reshape(-1, num_actions, k) * self.weight).sum(dim=2) * self.GAIN
+
+    def effective(self) -> Any:
+        """The ``[A, K]`` weights the logits use (numpy)."""
+        return (self.weight.detach().cpu() * self.GAIN).numpy().astype("float32")
+
+    def set_effective(self, scores: Any) -> None:
+        with torch.no_grad():
+            self.weight.copy_(torch.as_tensor(scores, dtype=torch.float32) / self.GAIN)
 
 
 class ShortcutExtractor(MlpExtractor):

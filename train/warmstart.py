@@ -61,9 +61,7 @@ def warm_start(model: Any, path: str | Path) -> bool:
     weight, bias = policy.action
     if policy.feature_shortcut:  # the hidden part to the action layer, the rest per action
         hidden = sb3.action_net.in_features
-        with torch.no_grad():
-            sb3.mlp_extractor.scores.weight.copy_(
-                torch.from_numpy(shortcut_scores(weight[:, hidden:])))
+        sb3.mlp_extractor.scores.set_effective(shortcut_scores(weight[:, hidden:]))
         weight = weight[:, :hidden]
     pairs = list(zip(actor_layers, policy.hidden, strict=False)) + [(sb3.action_net,
                                                                      (weight, bias))]

@@ -76,7 +76,7 @@ def test_each_logit_reads_only_its_own_actions_features():
             p.zero_()
         actor.scores.weight.normal_()
     policy = to_numpy_policy(actor, "tanh", TRANSFORM)
-    scores = actor.scores.weight.detach().numpy()
+    scores = actor.scores.effective()
     features = inputs[:, -WIDTH:].reshape(len(obs), 79, -1)
     expected = (features * scores).sum(axis=2) + policy.action[1]
     np.testing.assert_allclose(policy.logits(obs), expected, rtol=1e-5, atol=1e-4)
