@@ -222,7 +222,7 @@ def _pick_features(cells, forest, hope: float, out: np.ndarray) -> None:
     value, points = picture_value(cells, hope), board_points(cells)
     for area, counts in enumerate(forest):
         for token in np.flatnonzero(counts):
-            taken = taken_tokens(forest, area, int(token))
+            taken = tuple(taken_tokens(forest, area, int(token)))
             board, lost = greedy_placement(cells, taken, hope)
             out[momo_codec.pick_action(area, int(token))] = (
                 (picture_value(board, hope) - value) / 10, (board_points(board) - points) / 10,

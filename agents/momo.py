@@ -115,13 +115,15 @@ def picture_value(cells: tuple[int, ...], hope: float) -> float:
     return board_points(cells) + hope * potential(cells)
 
 
-def greedy_placement(cells: tuple[int, ...], todo: list[int],
+@lru_cache(maxsize=1 << 14)
+def greedy_placement(cells: tuple[int, ...], taken: tuple[int, ...],
                      hope: float) -> tuple[tuple[int, ...], int]:
-    """K-12/K-13: ``todo`` placed one at a time, the best single step first, on ``cells``.
+    """K-12/K-13: ``taken`` placed one at a time, the best single step first, on ``cells``.
 
-    Returns the picture and how many of the tokens found no room (discarded, K-13).
+    Returns the picture and how many of the tokens found no room (discarded, K-13). Cached:
+    picks that take the same tokens, and the features of the same position, share the result.
     """
-    todo = list(todo)
+    todo = list(taken)
     board = cells
     while todo and min(board) < 0:
         best = None
@@ -165,5 +167,5 @@ class MomoHeuristic:
     @staticmethod
     def pick_value(cells: tuple[int, ...], forest, action: int, hope: float) -> float:
         area, token = divmod(action, NUM_TOKEN_TYPES)
-        board, _ = greedy_placement(cells, taken_tokens(forest, area, token), hope)
+        board, _ = greedy_placement(cells, tuple(taken_tokens(forest, area, token)), hope)
         return picture_value(board, hope)

@@ -479,6 +479,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     os.environ.setdefault("OMP_NUM_THREADS", str(args.torch_threads))
+    # Inherited by the spawned collectors: a student's one-row matrix products ran 1.5x slower
+    # with OpenBLAS's thread pool on the shared 2-core machine (as in train/__main__.py).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     run(args)
     return 0
 
