@@ -146,3 +146,29 @@ def test_a_file_whose_shortcut_is_not_a_bool_is_refused(tmp_path, value):
     json_path.write_text(json.dumps(doc))
     with pytest.raises(ValueError, match="field 'feature_shortcut' must be true or false"):
         load_policy(path)
+
+
+def test_a_shortcut_run_resumes_from_its_checkpoint_with_the_same_network(tmp_path):
+    """SB3 saves ShortcutPolicy with its feature_shortcut; --resume rebuilds and goes on."""
+    from sb3_contrib import MaskablePPO
+
+    from loco_envs.train.networks import ShortcutPolicy
+    from loco_envs.train.ppo import Args, train
+
+    args = Args(env_id="moco_v0", num_players=2, obs_transform=TRANSFORM, feature_shortcut=True,
+                net_arch=[16], total_timesteps=64, num_envs=4, num_steps=16, batch_size=32,
+                update_epochs=1, opponent_mix={"random": 1.0}, final_eval_games=0,
+                checkpoint_every=1, progress_bar=False, runs_dir=str(tmp_path))
+    first = train(args)
+    model = MaskablePPO.load(first.checkpoint, device="cpu")
+    assert isinstance(model.policy, ShortcutPolicy)
+    exported, _ = load_policy(first.checkpoint.with_suffix(".npz"))
+    obs, _ = _observations()
+    with torch.no_grad():
+        dist = model.policy.get_distribution(
+            torch.from_numpy(transform_observation(obs, TRANSFORM)))
+    mine = torch.log_softmax(torch.from_numpy(exported.logits(obs)), dim=1).numpy()
+    np.testing.assert_allclose(mine, dist.distribution.logits.numpy(), atol=1e-4)
+    second = train(Args(**{**args.__dict__, "total_timesteps": 128,
+                           "resume": str(first.run_dir)}))
+    assert second.num_timesteps == 128
