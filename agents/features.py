@@ -141,14 +141,21 @@ for _c in range(NUM_PLAYABLE):
 _MOCO_SIZES = {MOCO_SLICES[n]["match_scores"].stop: n for n in MOCO_SLICES}
 
 
+def _player_count(obs: np.ndarray, sizes: dict[int, int], name: str, game: str,
+                  counts: str) -> int:
+    """The player count whose observations have ``obs``'s width; ``ValueError`` otherwise."""
+    n = sizes.get(obs.shape[1])
+    if n is None:
+        raise ValueError(f"{name}: observations of size {obs.shape[1]}, {game} observes "
+                         f"{sorted(sizes)} numbers ({counts})")
+    return n
+
+
 def moco_actions(obs: np.ndarray) -> np.ndarray:
     """``(N, 79 * 6)`` float32: the table above for each row of raw Moco! observations."""
     obs = np.asarray(obs, np.float32)
     rows = obs.shape[0]
-    n = _MOCO_SIZES.get(obs.shape[1])
-    if n is None:
-        raise ValueError(f"moco_actions: observations of size {obs.shape[1]}, Moco! observes "
-                         f"{sorted(_MOCO_SIZES)} numbers (2-5 players)")
+    n = _player_count(obs, _MOCO_SIZES, "moco_actions", "Moco!", "2-5 players")
     sl = MOCO_SLICES[n]
     values = obs[:, sl["pile_values"]]
     heights = obs[:, sl["pile_heights"]]
@@ -189,10 +196,7 @@ _MOMO_SIZES = {MOMO_SLICES[n]["boards"].stop: n for n in MOMO_SLICES}
 def momo_actions(obs: np.ndarray) -> np.ndarray:
     """``(N, 135 * 5)`` float32: the Loco Momo table above for each row of raw observations."""
     obs = np.asarray(obs, np.float32)
-    n = _MOMO_SIZES.get(obs.shape[1])
-    if n is None:
-        raise ValueError(f"momo_actions: observations of size {obs.shape[1]}, Loco Momo "
-                         f"observes {sorted(_MOMO_SIZES)} numbers (1-4 players)")
+    n = _player_count(obs, _MOMO_SIZES, "momo_actions", "Loco Momo", "1-4 players")
     sl = MOMO_SLICES[n]
     out = np.zeros((obs.shape[0], momo_codec.NUM_ACTIONS, MOMO_K), np.float32)
     for row, features in zip(obs, out, strict=True):
@@ -305,10 +309,7 @@ def _ring(sizes: np.ndarray, playing: np.ndarray, order: np.ndarray) -> np.ndarr
 def loco_actions(obs: np.ndarray) -> np.ndarray:
     """``(N, 242 * 12)`` float32: the LOCO table above for each row of raw observations."""
     obs = np.asarray(obs, np.float32)
-    n = _LOCO_SIZES.get(obs.shape[1])
-    if n is None:
-        raise ValueError(f"loco_actions: observations of size {obs.shape[1]}, LOCO observes "
-                         f"{sorted(_LOCO_SIZES)} numbers (2-10 players, L-01)")
+    n = _player_count(obs, _LOCO_SIZES, "loco_actions", "LOCO", "2-10 players, L-01")
     sl = loco_observation.slices(n)
     rows = obs.shape[0]
     hand = obs[:, sl["hand"]]
