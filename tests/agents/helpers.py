@@ -1,8 +1,32 @@
-"""Shared helpers for bot tests: play a small seeded tournament and read a bot's win rate."""
+"""Shared helpers for bot tests: play a small seeded tournament and read a bot's win rate;
+walk the decisions of seeded random games."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+import loco_envs
 from loco_envs.benchmarks.tournament import Tournament, play
+
+
+def random_decisions(env_id: str, num_players: int, games: int, seed: int = 0,
+                     cap: int | None = None) -> Iterator[tuple[Any, dict]]:
+    """``(raw env, observation dict of the seat to act)`` at every decision of ``games`` random
+    games (game g dealt with seed ``seed * 100 + g``), each cut after ``cap`` decisions. The
+    env moves on once the caller asks for the next decision."""
+    env = loco_envs.make(env_id, wrapped=False, num_players=num_players)
+    rng = np.random.default_rng(seed)
+    for game in range(games):
+        env.reset(seed=seed * 100 + game)
+        decisions = 0
+        while not env.over and (cap is None or decisions < cap):
+            obs = env.observe(env.agent_selection)
+            yield env, obs
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            decisions += 1
 
 
 def win_rate(env_id: str, players: int, lineup: tuple[str, ...], games: int, agent: str,

@@ -33,19 +33,13 @@ from loco_envs.loco import observation as loco_obs
 from loco_envs.moco import actions as codec
 from loco_envs.moco.cards import VALUES
 from loco_envs.moco.rules import PILE_LIMIT
+from tests.agents.helpers import random_decisions
 
 
 def _positions(num_players: int, games: int = 6, seed: int = 0):
     """(view, observation, mask) of every decision of random Moco! games."""
-    env = loco_envs.make("moco_v0", wrapped=False, num_players=num_players)
-    rng = np.random.default_rng(seed)
-    for game in range(games):
-        env.reset(seed=seed * 100 + game)
-        while not env.over:
-            seat = env.game.current_seat
-            obs = env.observe(env.agent_selection)
-            yield env.view(seat), obs["observation"], obs["action_mask"]
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    for env, obs in random_decisions("moco_v0", num_players, games, seed):
+        yield env.view(env.game.current_seat), obs["observation"], obs["action_mask"]
 
 
 def _scores(view, values) -> list[float]:
@@ -185,17 +179,8 @@ def test_clone_then_ppo_with_features_keeps_the_clones_actor_at_the_start(tmp_pa
 # --- LOCO (loco_actions) ------------------------------------------------------------------------
 def _loco_positions(num_players: int, games: int = 4, seed: int = 0, cap: int = 400):
     """(view, observation, mask) of the decisions of random LOCO games (each cut at ``cap``)."""
-    env = loco_envs.make("loco_v0", wrapped=False, num_players=num_players)
-    rng = np.random.default_rng(seed)
-    for game in range(games):
-        env.reset(seed=seed * 100 + game)
-        for _ in range(cap):
-            if env.over:
-                break
-            seat = env.game.current_seat
-            obs = env.observe(env.agent_selection)
-            yield env.view(seat), obs["observation"], obs["action_mask"]
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    for env, obs in random_decisions("loco_v0", num_players, games, seed, cap):
+        yield env.view(env.game.current_seat), obs["observation"], obs["action_mask"]
 
 
 def _play(code: str, count: int = 1) -> int:

@@ -15,19 +15,14 @@ from loco_envs.agents.momo import MomoHeuristic, picture_value
 from loco_envs.agents.ppo import NumpyPolicy, load_bot, save_policy
 from loco_envs.momo import actions as codec
 from loco_envs.momo.rules import board_points
+from tests.agents.helpers import random_decisions
 
 
 def _positions(num_players: int, games: int = 3, seed: int = 0):
     """(engine, view of the mover, observation, mask) of every decision of random games."""
-    env = loco_envs.make("momo_v0", wrapped=False, num_players=num_players)
-    rng = np.random.default_rng(seed)
-    for game in range(games):
-        env.reset(seed=seed * 100 + game)
-        while not env.over:
-            seat = env.game.current_seat
-            obs = env.observe(env.agent_selection)
-            yield env.game, env.view(seat), obs["observation"], obs["action_mask"]
-            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    for env, obs in random_decisions("momo_v0", num_players, games, seed):
+        yield (env.game, env.view(env.game.current_seat), obs["observation"],
+               obs["action_mask"])
 
 
 def _features(obs: np.ndarray) -> np.ndarray:

@@ -9,7 +9,6 @@ import json
 import numpy as np
 import pytest
 
-import loco_envs
 from loco_envs.agents.features import ACTION_FEATURES
 from loco_envs.agents.ppo import (
     expand_shortcut,
@@ -18,6 +17,7 @@ from loco_envs.agents.ppo import (
     shortcut_scores,
     transform_observation,
 )
+from tests.agents.helpers import random_decisions
 
 torch = pytest.importorskip("torch")
 
@@ -25,16 +25,12 @@ TRANSFORM = "log1p+moco_actions"
 WIDTH = ACTION_FEATURES["moco_actions"].size
 
 
-def _observations(count: int = 30, seed: int = 0) -> tuple[np.ndarray, list]:
-    env = loco_envs.make("moco_v0", wrapped=False, num_players=2)
-    rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
+def _observations(count: int = 30) -> tuple[np.ndarray, list]:
+    """The observations, and (view, mask) pairs, of a random Moco! game's first decisions."""
     rows, positions = [], []
-    while not env.over and len(rows) < count:
-        obs = env.observe(env.agent_selection)
+    for env, obs in random_decisions("moco_v0", 2, games=1, cap=count):
         rows.append(obs["observation"])
         positions.append((env.view(env.game.current_seat), obs["action_mask"]))
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     return np.stack(rows), positions
 
 
