@@ -107,7 +107,7 @@ _NPY_HEADER_ALLOWANCE = 4096  # per array: the .npy header and the zip entry aro
 _FIELDS = ("format", "format_version", "env_id", "env_options", "observation_size",
            "num_actions", "layer_sizes", "activation", "obs_transform", "weights_sha256",
            "provenance")
-#: Fields a file may leave out (files written before they existed), with their default.
+#: Fields a file may leave out (files written before they existed); each defaults to false.
 _OPTIONAL_FIELDS = ("feature_shortcut",)
 _PROVENANCE_FIELDS = ("config", "seed", "decisions", "evaluation")
 
