@@ -112,7 +112,7 @@ from loco_envs.agents.momo import (
     hope_for,
     picture_value,
     place,
-    potential,
+    points_and_potential,
     taken_tokens,
 )
 from loco_envs.loco import actions as loco_codec
@@ -125,7 +125,6 @@ from loco_envs.moco.rules import PILE_LIMIT
 from loco_envs.momo import actions as momo_codec
 from loco_envs.momo.observation import CELL_FEATURES
 from loco_envs.momo.observation import SLICES as MOMO_SLICES
-from loco_envs.momo.rules import board_points
 
 __all__ = ["ACTION_FEATURES", "ActionFeatures", "loco_actions", "moco_actions", "momo_actions"]
 
@@ -223,27 +222,28 @@ def _own_picture(boards: np.ndarray) -> tuple[int, ...]:
 
 
 def _pick_features(cells, forest, hope: float, out: np.ndarray) -> None:
-    value, points = picture_value(cells, hope), board_points(cells)
+    value, points = picture_value(cells, hope), points_and_potential(cells)[0]
     for area, counts in enumerate(forest):
         for token in np.flatnonzero(counts):
             taken = tuple(taken_tokens(forest, area, int(token)))
             board, lost = greedy_placement(cells, taken, hope)
             out[momo_codec.pick_action(area, int(token))] = (
-                (picture_value(board, hope) - value) / 10, (board_points(board) - points) / 10,
-                len(taken) / 5, lost / 5, 1.0)
+                (picture_value(board, hope) - value) / 10,
+                (points_and_potential(board)[0] - points) / 10, len(taken) / 5, lost / 5, 1.0)
 
 
 def _place_features(cells, pending: np.ndarray, hope: float, out: np.ndarray) -> None:
-    value, points, open_now = picture_value(cells, hope), board_points(cells), potential(cells)
+    value = picture_value(cells, hope)
+    points, open_now = points_and_potential(cells)
     for token in np.flatnonzero(pending):
         for row in range(momo_codec.ROWS):
             after = place(cells, int(token), row)
             if after is not None:
                 full = min(after[row * momo_codec.COLS:(row + 1) * momo_codec.COLS]) >= 0
+                points_after, open_after = points_and_potential(after)
                 out[momo_codec.place_action(int(token), row)] = (
                     (picture_value(after, hope) - value) / 10,
-                    (board_points(after) - points) / 10,
-                    (potential(after) - open_now) / 5, float(full), 1.0)
+                    (points_after - points) / 10, (open_after - open_now) / 5, float(full), 1.0)
 
 
 LOCO_K = 12

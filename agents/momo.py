@@ -34,9 +34,17 @@ from loco_envs.momo.actions import (
     TOKENS_OF_COLOUR,
     TOKENS_OF_SPECIES,
 )
-from loco_envs.momo.rules import ROUNDS, MomoView, board_points
+from loco_envs.momo.rules import (
+    COLOUR_BONUS,
+    PAIR_MATCH_POINTS,
+    ROUNDS,
+    STACKED_PAIR_POINTS,
+    F,
+    MomoView,
+)
 
-__all__ = ["MomoHeuristic", "destination", "greedy_placement", "picture_value", "taken_tokens"]
+__all__ = ["MomoHeuristic", "destination", "greedy_placement", "picture_value",
+           "points_and_potential", "taken_tokens"]
 
 _DUCKS = TOKENS_OF_SPECIES[4]
 #: Potential of a one-colour line holding k tokens (k = 0..4); a full one scores 5 as points.
@@ -86,25 +94,71 @@ def place(cells: tuple[int, ...], token: int, row: int) -> tuple[int, ...] | Non
     return None
 
 
+@lru_cache(maxsize=1 << 16)
+def _line_terms(line: tuple[int, ...]) -> tuple[int, float]:
+    """A row or column: its colour bonus (K-24) and its potential as an open one-colour line."""
+    placed = [t for t in line if t >= 0]
+    if not placed or len({COLOUR_OF[t] for t in placed}) > 1:
+        return 0, 0.0
+    if len(placed) == COLS:
+        return COLOUR_BONUS, 0.0
+    return 0, LINE_POTENTIAL[len(placed)]
+
+
+@lru_cache(maxsize=1 << 12)
+def _column_terms(top: int, mid: int, low: int) -> tuple[int, tuple[float, ...]]:
+    """Rows 1-3 of a column: K-20/K-21 points, and the potential's addends in the order the
+    sum has always taken them (so the floats, and the bot's ties, stay the same)."""
+    species = [SPECIES_OF[t] if t >= 0 else -1 for t in (top, mid, low)]
+    points = 0
+    if species[1] >= 0 and species[1] == species[2]:
+        points = STACKED_PAIR_POINTS + (PAIR_MATCH_POINTS if species[0] == species[1] else 0)
+    if (mid >= 0) != (low >= 0):
+        half = species[1] if mid >= 0 else species[2]
+        return points, ((HALF_PAIR, PAIR_MATCH_HOPE) if top >= 0 and species[0] == half
+                        else (HALF_PAIR,))
+    if mid < 0 and low < 0 and top >= 0:
+        return points, (PAIR_MATCH_HOPE / 2,)
+    return points, ()
+
+
+@lru_cache(maxsize=1 << 12)
+def _bottom_points(groups_row: tuple[int, ...], species_row: tuple[int, ...]) -> int:
+    """K-22 (row 4: F of each species' count) plus K-23 (row 5: F of the species present)."""
+    counts = [0] * len(TOKENS_OF_SPECIES)
+    for t in groups_row:
+        if t >= 0:
+            counts[SPECIES_OF[t]] += 1
+    return sum(F[k] for k in counts) + F[len({SPECIES_OF[t] for t in species_row if t >= 0})]
+
+
+@lru_cache(maxsize=1 << 16)
+def points_and_potential(cells: tuple[int, ...]) -> tuple[int, float]:
+    """The picture's points (K-20..K-24, equal to :func:`~loco_envs.momo.rules.board_points`)
+    and the potential of its open structures: one-colour lines in progress, more the fuller;
+    half-built stacked pairs in rows 2-3; a row-1 token over a column that may still pair it.
+
+    Why this shape: the bot and the features score some 200 pictures a pick, and a picture is
+    the sum of its ten lines, five columns and two bottom rows, each met again and again, so
+    each part is cached on its own cells.
+    """
+    points, value = _bottom_points(cells[3 * COLS:4 * COLS], cells[4 * COLS:]), 0.0
+    for line in [cells[r * COLS:(r + 1) * COLS] for r in range(ROWS)] + \
+            [cells[c::COLS] for c in range(COLS)]:
+        bonus, open_value = _line_terms(line)
+        points += bonus
+        value += open_value
+    for c in range(COLS):
+        pair_points, addends = _column_terms(cells[c], cells[COLS + c], cells[2 * COLS + c])
+        points += pair_points
+        for addend in addends:
+            value += addend
+    return points, value
+
+
 def potential(cells: tuple[int, ...]) -> float:
     """What the open structures of a picture are likely to be worth later."""
-    value = 0.0
-    lines = [cells[r * COLS:(r + 1) * COLS] for r in range(ROWS)]
-    lines += [cells[c::COLS] for c in range(COLS)]
-    for line in lines:
-        placed = [t for t in line if t >= 0]
-        if 0 < len(placed) < COLS and len({COLOUR_OF[t] for t in placed}) == 1:
-            value += LINE_POTENTIAL[len(placed)]
-    for c in range(COLS):
-        top, mid, low = cells[c], cells[COLS + c], cells[2 * COLS + c]
-        if (mid >= 0) != (low >= 0):
-            value += HALF_PAIR
-            half = SPECIES_OF[mid if mid >= 0 else low]
-            if top >= 0 and SPECIES_OF[top] == half:
-                value += PAIR_MATCH_HOPE
-        elif mid < 0 and low < 0 and top >= 0:
-            value += PAIR_MATCH_HOPE / 2
-    return value
+    return points_and_potential(cells)[1]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -112,7 +166,8 @@ def picture_value(cells: tuple[int, ...], hope: float) -> float:
     """Points now plus ``hope`` times the potential. Cached: a pick's simulations, the place
     decisions that follow it and the features of :mod:`agents.features` meet the same pictures
     again and again (about 230 evaluations a pick)."""
-    return board_points(cells) + hope * potential(cells)
+    points, open_value = points_and_potential(cells)
+    return points + hope * open_value
 
 
 @lru_cache(maxsize=1 << 14)
