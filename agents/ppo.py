@@ -67,6 +67,7 @@ __all__ = [
     "OBS_TRANSFORMS",
     "PPOBot",
     "check_transform",
+    "linear_arrays",
     "load_bot",
     "load_policy",
     "policy_paths",
@@ -216,14 +217,14 @@ class NumpyPolicy:
         scores = getattr(policy.mlp_extractor, "scores", None)
         for module in policy.mlp_extractor.policy_net:
             if isinstance(module, nn.Linear):
-                hidden.append(_linear(module))
+                hidden.append(linear_arrays(module))
             elif type(module) in names:
                 if activation not in (None, names[type(module)]):
                     raise ValueError("mixed activations are not supported")
                 activation = names[type(module)]
             else:
                 raise ValueError(f"unsupported layer in the policy network: {module}")
-        weight, bias = _linear(policy.action_net)
+        weight, bias = linear_arrays(policy.action_net)
         if scores is not None:
             weight = np.concatenate([weight, expand_shortcut(scores.effective())], axis=1)
         return cls(hidden, (weight, bias), activation or "tanh", obs_transform,
@@ -282,12 +283,11 @@ def _gumbel(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     return -np.log(-np.log(rng.random(shape) + 1e-300) + 1e-300)
 
 
-def _linear(module: Any) -> tuple[np.ndarray, np.ndarray]:
-    return _array(module.weight), _array(module.bias)
-
-
-def _array(tensor: Any) -> np.ndarray:
-    return tensor.detach().cpu().numpy().astype(np.float32).copy()
+def linear_arrays(layer: Any) -> tuple[np.ndarray, np.ndarray]:
+    """A torch ``nn.Linear``'s weight and bias as float32 numpy copies (the trainers' exports
+    all go through this, so a policy file holds the same arrays whoever wrote it)."""
+    return tuple(t.detach().cpu().numpy().astype(np.float32).copy()
+                 for t in (layer.weight, layer.bias))
 
 
 def expand_shortcut(scores: np.ndarray) -> np.ndarray:

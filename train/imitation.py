@@ -59,6 +59,7 @@ from loco_envs.agents.ppo import (
     check_feature_shortcut,
     check_transform,
     expand_shortcut,
+    linear_arrays,
     save_policy,
     transform_extra_size,
     transform_observation,
@@ -365,9 +366,8 @@ def to_numpy_policy(actor: Any, activation: str, obs_transform: str) -> NumpyPol
     """The torch actor as :class:`agents.ppo.NumpyPolicy` (hidden layers, action layer)."""
     import torch.nn as nn
 
-    linear = [m for m in actor.modules() if isinstance(m, nn.Linear)]  # body first, then head
-    arrays = [(m.weight.detach().numpy().astype(np.float32).copy(),
-               m.bias.detach().numpy().astype(np.float32).copy()) for m in linear]
+    arrays = [linear_arrays(m) for m in actor.modules()
+              if isinstance(m, nn.Linear)]  # body first, then head
     weight, bias = arrays[-1]
     if actor.scores is not None:
         weight = np.concatenate([weight, expand_shortcut(actor.scores.effective())], axis=1)
@@ -379,13 +379,11 @@ def save_value(path: Path, value: Any) -> Path:
     """The value network as ``<out>.value.npz`` (``hidden_<i>_*``, ``value_*``): a warm start."""
     import torch.nn as nn
 
-    linear = [m for m in value if isinstance(m, nn.Linear)]
+    layers = [linear_arrays(m) for m in value if isinstance(m, nn.Linear)]
     arrays = {}
-    for i, m in enumerate(linear[:-1]):
-        arrays[f"hidden_{i}_weight"] = m.weight.detach().numpy().astype(np.float32)
-        arrays[f"hidden_{i}_bias"] = m.bias.detach().numpy().astype(np.float32)
-    arrays["value_weight"] = linear[-1].weight.detach().numpy().astype(np.float32)
-    arrays["value_bias"] = linear[-1].bias.detach().numpy().astype(np.float32)
+    for i, (weight, bias) in enumerate(layers[:-1]):
+        arrays[f"hidden_{i}_weight"], arrays[f"hidden_{i}_bias"] = weight, bias
+    arrays["value_weight"], arrays["value_bias"] = layers[-1]
     out = path.with_name(path.name + ".value.npz")
     np.savez(out, **arrays)
     return out

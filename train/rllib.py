@@ -74,7 +74,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.ppo import NumpyPolicy, save_policy
+from loco_envs.agents.ppo import NumpyPolicy, linear_arrays, save_policy
 from loco_envs.train.config import field_docs, from_mapping, parse_overrides
 from loco_envs.wrappers import RLLIB_ACTION_MASK, RLLIB_OBSERVATIONS, RLlibObservations, rename
 
@@ -424,12 +424,8 @@ def module_spec(args: Args) -> RLModuleSpec:
 
 def to_numpy_policy(module: MaskedActorCritic) -> NumpyPolicy:
     """The actor's weights as the suite's :class:`~agents.ppo.NumpyPolicy` (same logits)."""
-    def arrays(layer: torch.nn.Linear) -> tuple[np.ndarray, np.ndarray]:
-        return (layer.weight.detach().cpu().numpy().astype(np.float32).copy(),
-                layer.bias.detach().cpu().numpy().astype(np.float32).copy())
-
-    hidden = [arrays(m) for m in module.actor if isinstance(m, torch.nn.Linear)]
-    return NumpyPolicy(hidden, arrays(module.action_head), module.activation,
+    hidden = [linear_arrays(m) for m in module.actor if isinstance(m, torch.nn.Linear)]
+    return NumpyPolicy(hidden, linear_arrays(module.action_head), module.activation,
                        module.obs_transform)
 
 
