@@ -86,12 +86,19 @@ PRETRAINED: dict[str, str] = {
     "mampfos/ppo": "mampfos_3p",
 }
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
-#: Shipped agents that play their most likely legal move instead of sampling one, measured at
-#: least as strong so (duplicate games against the heuristic: Moco! 0.663 greedy, 0.658 sampling
-#: in 1,000; Los Mampfos, where two heuristics always tie each other, 0.50 against 0.28 in 300).
-#: LOCO's samples: a greedy LOCO policy can lock a game into a loop.
-#: ``provenance.evaluation.play`` in each JSON says which way its table was measured.
-PRETRAINED_GREEDY: frozenset[str] = frozenset({"mampfos/ppo", "moco/ppo"})
+#: The temperature each shipped agent samples its move at (``agents.ppo.PPOBot``; 0: it plays
+#: its most likely legal move), chosen by duplicate games against the heuristic on other deals
+#: than the shipped table's: Moco! 0.663 greedy, 0.658 at 1 in 1,000; Los Mampfos, where two
+#: heuristics always tie each other, 0.50 greedy against 0.28 at 1 in 300; LOCO 0.612 at 0.5
+#: against 0.596 at 1 in 1,000 against ``heuristic-strong`` (a greedy LOCO policy can lock a
+#: game into a loop; a little noise breaks it). ``provenance.evaluation.play`` in each JSON
+#: says how its table was measured.
+PRETRAINED_TEMPERATURE: dict[str, float] = {
+    "loco/ppo": 0.5,
+    "moco/ppo": 0.0,
+    "momo/ppo": 1.0,
+    "mampfos/ppo": 0.0,
+}
 
 
 def available_specs() -> list[str]:
@@ -137,7 +144,7 @@ def _make_ppo(path: str) -> Bot:
     ``<path>`` may be ``name``, ``name.npz``, ``name.json`` or ``name.zip`` (a training
     checkpoint's name: its data-only export beside it is loaded, the zip is never opened). The
     bot samples its move from the masked policy with the ``rng`` it is handed
-    (``agents.ppo.load_bot(path, deterministic=True)`` plays greedily); loaded files are cached
+    (``agents.ppo.load_bot(path, temperature=0)`` plays greedily); loaded files are cached
     per process, so a tournament may call this for every game.
     """
     if not path:
@@ -151,11 +158,11 @@ def _make_ppo(path: str) -> Bot:
 
 
 def _make_pretrained(spec: str) -> Bot:
-    """A shipped policy (:data:`PRETRAINED`): sampling like a ``ppo:`` bot, or greedy."""
+    """A shipped policy (:data:`PRETRAINED`), sampling at its :data:`PRETRAINED_TEMPERATURE`."""
     from loco_envs.agents.ppo import load_bot
 
     try:
-        bot = load_bot(PRETRAINED_DIR / PRETRAINED[spec], deterministic=spec in PRETRAINED_GREEDY)
+        bot = load_bot(PRETRAINED_DIR / PRETRAINED[spec], PRETRAINED_TEMPERATURE[spec])
     except ValueError as exc:
         raise ValueError(f"agent spec {spec!r} is not available here ({exc})") from None
     bot.name = spec

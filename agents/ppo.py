@@ -66,6 +66,7 @@ __all__ = [
     "NumpyPolicy",
     "OBS_TRANSFORMS",
     "PPOBot",
+    "check_temperature",
     "check_transform",
     "linear_arrays",
     "load_bot",
@@ -243,18 +244,18 @@ class NumpyPolicy:
         return x @ weight.T + bias
 
     def act_observation(self, obs: np.ndarray, action_mask: np.ndarray,
-                        rng: np.random.Generator, deterministic: bool = True) -> int:
-        """The best legal action, or one sampled from the masked softmax with ``rng``."""
+                        rng: np.random.Generator, deterministic: bool = True,
+                        temperature: float = 1.0) -> int:
+        """The best legal action, or one sampled with ``rng`` from the masked softmax of the
+        logits over ``temperature`` (below 1: sharper than the policy PPO optimised)."""
         legal = np.asarray(action_mask, bool)
         if not legal.any():
             raise ValueError("the action mask has no legal action")
         logits = np.where(legal, self.logits(obs).astype(np.float64), -np.inf)
-        if not deterministic:  # Gumbel-max: a draw from softmax(logits) over the legal actions
-            logits = logits + _gumbel(rng, logits.shape)
-        return int(np.argmax(logits))
+        return int(np.argmax(_perturbed(logits, rng, deterministic, temperature)))
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator,
-                  deterministic: bool = False) -> np.ndarray:
+                  deterministic: bool = False, temperature: float = 1.0) -> np.ndarray:
         """One action per row of ``obs`` ``[N, D]`` / ``masks`` ``[N, A]``, in one forward pass.
 
         Sampling draws ``rng.random((N, A))``: the same numbers, in the same order, as N calls
@@ -274,9 +275,27 @@ class NumpyPolicy:
             raise ValueError(f"act_batch: the action mask of row {int(empty[0])} has no legal "
                              "action")
         logits = np.where(legal, self.logits(obs).astype(np.float64), -np.inf)
-        if not deterministic:
-            logits = logits + _gumbel(rng, logits.shape)
-        return np.argmax(logits, axis=1).astype(np.int64)
+        return np.argmax(_perturbed(logits, rng, deterministic, temperature),
+                         axis=1).astype(np.int64)
+
+
+def check_temperature(temperature: Any) -> float:
+    """A sampling temperature: a finite number >= 0 (0: greedy); else ``ValueError``."""
+    if isinstance(temperature, bool) or not isinstance(temperature, int | float) \
+            or not 0 <= temperature < float("inf"):
+        raise ValueError(f"temperature must be a finite number >= 0 (0: greedy), got "
+                         f"{temperature!r}")
+    return float(temperature)
+
+
+def _perturbed(logits: np.ndarray, rng: np.random.Generator, deterministic: bool,
+               temperature: float) -> np.ndarray:
+    """Logits whose argmax is the move: with Gumbel noise added to ``logits / temperature``
+    it is a draw from that softmax over the legal actions (Gumbel-max); greedy play
+    (``deterministic`` or temperature 0) adds nothing and draws nothing from ``rng``."""
+    if deterministic or check_temperature(temperature) == 0:
+        return logits
+    return logits / temperature + _gumbel(rng, logits.shape)
 
 
 def _gumbel(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
@@ -322,17 +341,20 @@ class PPOBot:
 
     By default it samples from the masked policy with the ``rng`` handed in: that is the policy
     PPO optimised (mixing matters with hidden cards), and it cannot lock a game into a loop,
-    which a greedy LOCO policy can (always drawing, say). ``deterministic=True`` plays the most
-    likely legal action. ``act_observation`` skips the encoding when the caller has the vector
-    already (the self-play env does); ``act_batch`` decides for many games at once.
+    which a greedy LOCO policy can (always drawing, say). ``temperature`` below 1 samples from
+    a sharper softmax (the logits over it): most of a trained policy's remaining mistakes are
+    unlikely moves it still draws now and then, and a little noise still breaks loops;
+    ``temperature=0`` plays the most likely legal action. ``act_observation`` skips the
+    encoding when the caller has the vector already (the self-play env does); ``act_batch``
+    decides for many games at once.
     """
 
     def __init__(self, policy: NumpyPolicy, encode: Callable[[Any], np.ndarray], name: str,
-                 deterministic: bool = False):
+                 temperature: float = 1.0):
         self.policy = policy
         self.encode = encode
         self.name = name
-        self.deterministic = deterministic
+        self.temperature = check_temperature(temperature)
 
     def act(self, view: Any, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         return self.act_observation(self.encode(view), action_mask, rng)
@@ -343,12 +365,13 @@ class PPOBot:
             raise ValueError(f"{self.name}: observation of size {obs.shape[-1]}, the policy was "
                              f"trained on size {self.policy.observation_size} (another player "
                              "count or game?)")
-        return self.policy.act_observation(obs, action_mask, rng, self.deterministic)
+        return self.policy.act_observation(obs, action_mask, rng, deterministic=False,
+                                           temperature=self.temperature)
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray,
                   rng: np.random.Generator) -> np.ndarray:
-        """:meth:`NumpyPolicy.act_batch` in this bot's mode (sampling or greedy)."""
-        return self.policy.act_batch(obs, masks, rng, self.deterministic)
+        """:meth:`NumpyPolicy.act_batch` at this bot's temperature."""
+        return self.policy.act_batch(obs, masks, rng, temperature=self.temperature)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -467,10 +490,11 @@ def _stamp(path: Path) -> tuple[int, int] | None:
     return st.st_mtime_ns, st.st_size
 
 
-def load_bot(path: str | Path, deterministic: bool = False) -> PPOBot:
-    """``agents.make("ppo:<path>")``: the saved policy playing from views (sampling)."""
+def load_bot(path: str | Path, temperature: float = 1.0) -> PPOBot:
+    """``agents.make("ppo:<path>")``: the saved policy playing from views (sampling at
+    ``temperature``, 0: greedy)."""
     policy, doc = load_policy(path)
-    return PPOBot(policy, view_encoder(doc["env_id"]), f"ppo:{path}", deterministic)
+    return PPOBot(policy, view_encoder(doc["env_id"]), f"ppo:{path}", temperature)
 
 
 # ---------------------------------------------------------------------------------------------

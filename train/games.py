@@ -129,10 +129,10 @@ def _ppo_actions(bot: PPOBot, vec: Any, games: np.ndarray,
         raise ValueError(f"{bot.name}: observation of size {obs.shape[1]}, the policy was "
                          f"trained on size {bot.policy.observation_size}")
     logits = np.where(masks.astype(bool), bot.policy.logits(obs).astype(np.float64), -np.inf)
-    if not bot.deterministic:
+    if bot.temperature:  # Gumbel-max at the bot's temperature (PPOBot); 0 is greedy
         noise = np.stack([rngs[i][int(vec.seats[i])].random(masks.shape[1])
                           for i in games.tolist()])
-        logits = logits - np.log(-np.log(noise + 1e-300) + 1e-300)
+        logits = logits / bot.temperature - np.log(-np.log(noise + 1e-300) + 1e-300)
     return np.argmax(logits, axis=1)
 
 

@@ -5,7 +5,7 @@
 
 copies the policy files (``.npz`` + ``.json``, and nothing else: no SB3 zip) to
 ``agents/pretrained/<name>`` (:data:`agents.PRETRAINED`), then plays the shipped agent, as
-``agents.make("<game>/ppo")`` builds it (greedy or sampling: :data:`agents.PRETRAINED_GREEDY`),
+``agents.make("<game>/ppo")`` builds it (at its :data:`agents.PRETRAINED_TEMPERATURE`),
 against each opponent through the tournament runner: seats rotated on every deal (the
 duplicate format), games capped at ``train.evaluate.DEFAULT_MAX_DECISIONS`` and scored as ties, 95%
 bootstrap intervals over deals. The table goes into the JSON's ``provenance.evaluation``, with
@@ -53,9 +53,17 @@ def evaluate_spec(spec: str, env_id: str, num_players: int, opponents: Sequence[
     return {"games_per_opponent": games, "seed": seed,
             "format": "tournament runner, seats rotated on each deal (duplicate); "
                       f"games stopped at {options['max_decisions']} decisions count as ties",
-            "play": "greedy" if spec in agents.PRETRAINED_GREEDY else "sampling",
+            "play": play_mode(spec),
             "win_rate": table, "capped_games": capped,
             "seconds": round(time.perf_counter() - start, 1)}
+
+
+def play_mode(spec: str) -> str:
+    """How a shipped agent picks its move, as its evaluation table records it."""
+    temperature = agents.PRETRAINED_TEMPERATURE[spec]
+    if temperature == 0:
+        return "greedy"
+    return "sampling" if temperature == 1 else f"sampling at temperature {temperature:g}"
 
 
 def ship(source: str | Path, spec: str, opponents: Sequence[str], games: int, seed: int = 2026,
@@ -80,9 +88,9 @@ def ship(source: str | Path, spec: str, opponents: Sequence[str], games: int, se
     prov = doc["provenance"]
     if keep_evaluation:
         evaluation = prov.get("evaluation")
-        if spec in agents.PRETRAINED_GREEDY or not evaluation:
+        if agents.PRETRAINED_TEMPERATURE[spec] != 1 or not evaluation:
             raise ValueError(f"--keep-evaluation: {source} has no evaluation table, or {spec} "
-                             "plays greedily and the table is of sampled play")
+                             f"plays {play_mode(spec)} and the table is of plain sampling")
         evaluation = _table_of(evaluation)
     else:
         evaluation = evaluate_spec(spec, doc["env_id"], doc["env_options"]["num_players"],

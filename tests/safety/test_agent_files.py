@@ -18,7 +18,7 @@ import pytest
 import loco_envs
 from loco_envs import agents
 from loco_envs.agents import ppo
-from loco_envs.agents.ppo import NumpyPolicy, load_policy, save_policy
+from loco_envs.agents.ppo import NumpyPolicy, PPOBot, load_policy, save_policy
 from tests.safety.helpers import random_policy, saved_policy, sb3_style_data, touching_pickle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,6 +72,10 @@ def test_act_batch_draws_what_one_by_one_calls_draw(tmp_path: Path) -> None:
     greedy = policy.act_batch(obs, masks, np.random.default_rng(0), deterministic=True)
     assert greedy.tolist() == [policy.act_observation(o, m, None) for o, m in zip(obs, masks,
                                                                                    strict=True)]
+    sharp = policy.act_batch(obs, masks, np.random.default_rng(7), temperature=0.5)
+    rng = np.random.default_rng(7)
+    assert sharp.tolist() == [policy.act_observation(o, m, rng, False, 0.5)
+                              for o, m in zip(obs, masks, strict=True)]
     assert all(masks[i, a] for i, a in enumerate(batch))
     with pytest.raises(ValueError, match="row 1 has no legal action"):
         masks[1] = 0
@@ -296,3 +300,32 @@ def test_save_refuses_what_load_would_refuse(tmp_path: Path) -> None:
         save_policy(tmp_path / "p", bad, {"env_id": "moco_v0",
                                           "env_options": {"num_players": 2}})
     assert not list(tmp_path.iterdir())
+
+
+def test_sampling_at_a_temperature_draws_from_the_sharpened_softmax() -> None:
+    policy = random_policy("moco_v0", (16,), num_players=2)
+    env = loco_envs.make("moco_v0", wrapped=False, num_players=2)
+    env.reset(seed=3)
+    obs, mask = env.observe(env.agent_selection)["observation"], env.game.legal_mask()
+    legal = np.flatnonzero(mask)
+    draws = 20_000
+    actions = policy.act_batch(np.repeat(obs[None], draws, 0), np.repeat(mask[None], draws, 0),
+                               np.random.default_rng(1), temperature=0.5)
+    logits = policy.logits(obs)[legal].astype(np.float64) / 0.5
+    expected = np.exp(logits - logits.max())
+    expected /= expected.sum()
+    seen = np.bincount(actions, minlength=mask.size)[legal] / draws
+    assert np.abs(seen - expected).max() < 0.02
+    assert policy.act_observation(obs, mask, np.random.default_rng(0), False, 0.0) == \
+        policy.act_observation(obs, mask, None)  # temperature 0 is greedy, and draws nothing
+
+
+@pytest.mark.parametrize("bad", [-0.5, float("inf"), float("nan"), "0.5", True, None])
+def test_a_bad_temperature_is_refused_naming_it(bad) -> None:
+    policy = random_policy("moco_v0", (16,), num_players=2)
+    with pytest.raises(ValueError, match="temperature"):
+        PPOBot(policy, lambda view: view, "x", temperature=bad)
+    with pytest.raises(ValueError, match="temperature"):
+        policy.act_observation(np.zeros(policy.observation_size, np.float32),
+                               np.ones(policy.num_actions, np.int8), np.random.default_rng(0),
+                               False, bad)

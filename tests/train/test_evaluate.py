@@ -30,7 +30,8 @@ def random_policy_file(tmp_path: Path, env_id: str, players: int) -> str:
 
 @pytest.mark.parametrize(("env_id", "players", "other"),
                          [("moco_v0", 3, "moco/heuristic"), ("mampfos_v0", 2, "random"),
-                          ("loco_v0", 2, "loco/heuristic")])
+                          ("loco_v0", 2, "loco/heuristic"),
+                          ("loco_v0", 2, "loco/ppo")])  # a shipped bot sampling at 0.5
 def test_batched_games_are_the_runners_games(tmp_path: Path, env_id, players, other) -> None:
     me = random_policy_file(tmp_path, env_id, players)
     t = T.Tournament(env_id, players, (me, other, "random"), 6, seed=4,

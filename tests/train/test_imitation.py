@@ -145,7 +145,7 @@ def test_ship_copies_the_policy_and_records_its_duplicate_evaluation(cloned, tmp
     assert table["games_per_opponent"] == 6 and table["play"] == "greedy"
     assert 0 <= table["win_rate"]["random"]["low"] <= table["win_rate"]["random"]["high"] <= 1
     assert doc["provenance"]["config"]["shipped_from"] == str(cloned)
-    assert agents.make("mampfos/ppo").deterministic is True
+    assert agents.make("mampfos/ppo").temperature == 0
     with pytest.raises(ValueError, match="not the game of"):
         ship(cloned, "loco/ppo", ["random"], games=2, workers=1)
 
