@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import loco_envs
+from loco_envs import agents
 from loco_envs.agents.ppo import NumpyPolicy, save_policy
 from loco_envs.benchmarks import ratings as R
 from loco_envs.benchmarks import tournament as T
@@ -31,7 +32,7 @@ def random_policy_file(tmp_path: Path, env_id: str, players: int) -> str:
 @pytest.mark.parametrize(("env_id", "players", "other"),
                          [("moco_v0", 3, "moco/heuristic"), ("mampfos_v0", 2, "random"),
                           ("loco_v0", 2, "loco/heuristic"),
-                          ("loco_v0", 2, "loco/ppo")])  # a shipped bot sampling at 0.5
+                          ("moco_v0", 2, "moco/ppo")])  # a shipped bot playing greedily
 def test_batched_games_are_the_runners_games(tmp_path: Path, env_id, players, other) -> None:
     me = random_policy_file(tmp_path, env_id, players)
     t = T.Tournament(env_id, players, (me, other, "random"), 6, seed=4,
@@ -84,3 +85,14 @@ def test_command_line_prints_the_table_and_the_plot(tmp_path, capsys) -> None:  
     out = capsys.readouterr().out
     assert "| moco/heuristic |" in out and f"plot: {tmp_path / 'ratings.png'}" in out
     assert main(["moco_v0", "--agents", "nobody"]) == 2
+
+
+def test_batched_games_of_a_shipped_bot_at_a_temperature_are_the_runners(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(agents.PRETRAINED_TEMPERATURE, "moco/ppo", 0.5)
+    assert agents.make("moco/ppo").temperature == 0.5
+    me = random_policy_file(tmp_path, "moco_v0", 2)
+    t = T.Tournament("moco_v0", 2, (me, "moco/ppo"), 6, seed=5)
+    tasks = [("moco_v0", seats, seed, g, dict(t.options), None, None)
+             for g, seed, seats in T.schedule(t)]
+    assert play_tasks(tasks) == [T.play_game(*task) for task in tasks]
