@@ -89,7 +89,8 @@ PRETRAINED_DIR = Path(__file__).parent / "pretrained"
 #: The temperature each shipped agent samples its move at (``agents.ppo.PPOBot``; 0: it plays
 #: its most likely legal move), chosen by duplicate games against the heuristic on other deals
 #: than the shipped table's. Moco!: 0.663 greedy, 0.658 at 1 in 1,000 games. Los Mampfos, where
-#: two heuristics always tie each other: 0.50 greedy against 0.28 at 1 in 300. LOCO gains
+#: two heuristics always tie each other: 0.50 greedy against 0.28 at 1 in 300. Loco Momo:
+#: 0.668 at 0.05, 0.652 at 0.25, 0.620 at 1 in 600 games (the same deals). LOCO gains
 #: nothing from sharpening (against ``heuristic-strong``, two sets of 1,000 deals: 0.612 and
 #: 0.599 at 0.5, 0.596 and 0.621 at 1), and a greedy LOCO policy can lock a game into a loop,
 #: so it samples at 1. ``provenance.evaluation.play`` in each JSON says how its table was
@@ -97,7 +98,7 @@ PRETRAINED_DIR = Path(__file__).parent / "pretrained"
 PRETRAINED_TEMPERATURE: dict[str, float] = {
     "loco/ppo": 1.0,
     "moco/ppo": 0.0,
-    "momo/ppo": 1.0,
+    "momo/ppo": 0.0,
     "mampfos/ppo": 0.0,
 }
 
