@@ -156,11 +156,6 @@ def points_and_potential(cells: tuple[int, ...]) -> tuple[int, float]:
     return points, value
 
 
-def potential(cells: tuple[int, ...]) -> float:
-    """What the open structures of a picture are likely to be worth later."""
-    return points_and_potential(cells)[1]
-
-
 @lru_cache(maxsize=1 << 16)
 def picture_value(cells: tuple[int, ...], hope: float) -> float:
     """Points now plus ``hope`` times the potential. Cached: a pick's simulations, the place
