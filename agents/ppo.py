@@ -68,6 +68,7 @@ __all__ = [
     "PPOBot",
     "check_temperature",
     "check_transform",
+    "gumbel_noise",
     "linear_arrays",
     "load_bot",
     "load_policy",
@@ -299,7 +300,13 @@ def _perturbed(logits: np.ndarray, rng: np.random.Generator, deterministic: bool
 
 
 def _gumbel(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-    return -np.log(-np.log(rng.random(shape) + 1e-300) + 1e-300)
+    return gumbel_noise(rng.random(shape))
+
+
+def gumbel_noise(uniform: np.ndarray) -> np.ndarray:
+    """Standard Gumbel noise from uniform draws in [0, 1) (the tournament's batched path draws
+    each row from its own seat's generator, then calls this)."""
+    return -np.log(-np.log(uniform + 1e-300) + 1e-300)
 
 
 def linear_arrays(layer: Any) -> tuple[np.ndarray, np.ndarray]:

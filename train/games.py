@@ -24,7 +24,7 @@ import numpy as np
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.ppo import PPOBot
+from loco_envs.agents.ppo import PPOBot, gumbel_noise
 
 __all__ = ["BATCH", "play_tasks"]
 
@@ -132,7 +132,7 @@ def _ppo_actions(bot: PPOBot, vec: Any, games: np.ndarray,
     if bot.temperature:  # Gumbel-max at the bot's temperature (PPOBot); 0 is greedy
         noise = np.stack([rngs[i][int(vec.seats[i])].random(masks.shape[1])
                           for i in games.tolist()])
-        logits = logits / bot.temperature - np.log(-np.log(noise + 1e-300) + 1e-300)
+        logits = logits / bot.temperature + gumbel_noise(noise)
     return np.argmax(logits, axis=1)
 
 
