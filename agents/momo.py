@@ -27,6 +27,7 @@ from loco_envs.momo.actions import (
     COLOUR_OF,
     COLS,
     NUM_AREAS,
+    NUM_SPECIES,
     NUM_TOKEN_TYPES,
     PLACE_BASE,
     ROWS,
@@ -125,7 +126,7 @@ def _column_terms(top: int, mid: int, low: int) -> tuple[int, tuple[float, ...]]
 @lru_cache(maxsize=1 << 12)
 def _bottom_points(groups_row: tuple[int, ...], species_row: tuple[int, ...]) -> int:
     """K-22 (row 4: F of each species' count) plus K-23 (row 5: F of the species present)."""
-    counts = [0] * len(TOKENS_OF_SPECIES)
+    counts = [0] * NUM_SPECIES
     for t in groups_row:
         if t >= 0:
             counts[SPECIES_OF[t]] += 1
