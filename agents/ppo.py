@@ -245,18 +245,18 @@ class NumpyPolicy:
         return x @ weight.T + bias
 
     def act_observation(self, obs: np.ndarray, action_mask: np.ndarray,
-                        rng: np.random.Generator, deterministic: bool = True,
-                        temperature: float = 1.0) -> int:
-        """The best legal action, or one sampled with ``rng`` from the masked softmax of the
-        logits over ``temperature`` (below 1: sharper than the policy PPO optimised)."""
+                        rng: np.random.Generator | None, temperature: float = 0.0) -> int:
+        """The best legal action (``temperature`` 0, the default; ``rng`` unused), or one
+        sampled with ``rng`` from the masked softmax of the logits over ``temperature`` (1: the
+        policy PPO optimised; below 1: sharper)."""
         legal = np.asarray(action_mask, bool)
         if not legal.any():
             raise ValueError("the action mask has no legal action")
         logits = np.where(legal, self.logits(obs).astype(np.float64), -np.inf)
-        return int(np.argmax(_perturbed(logits, rng, deterministic, temperature)))
+        return int(np.argmax(_perturbed(logits, rng, temperature)))
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator,
-                  deterministic: bool = False, temperature: float = 1.0) -> np.ndarray:
+                  temperature: float = 1.0) -> np.ndarray:
         """One action per row of ``obs`` ``[N, D]`` / ``masks`` ``[N, A]``, in one forward pass.
 
         Sampling draws ``rng.random((N, A))``: the same numbers, in the same order, as N calls
@@ -276,7 +276,7 @@ class NumpyPolicy:
             raise ValueError(f"act_batch: the action mask of row {int(empty[0])} has no legal "
                              "action")
         logits = np.where(legal, self.logits(obs).astype(np.float64), -np.inf)
-        return np.argmax(_perturbed(logits, rng, deterministic, temperature),
+        return np.argmax(_perturbed(logits, rng, temperature),
                          axis=1).astype(np.int64)
 
 
@@ -289,12 +289,12 @@ def check_temperature(temperature: Any) -> float:
     return float(temperature)
 
 
-def _perturbed(logits: np.ndarray, rng: np.random.Generator, deterministic: bool,
+def _perturbed(logits: np.ndarray, rng: np.random.Generator | None,
                temperature: float) -> np.ndarray:
     """Logits whose argmax is the move: with Gumbel noise added to ``logits / temperature``
     it is a draw from that softmax over the legal actions (Gumbel-max); greedy play
-    (``deterministic`` or temperature 0) adds nothing and draws nothing from ``rng``."""
-    if deterministic or check_temperature(temperature) == 0:
+    (temperature 0) adds nothing and draws nothing from ``rng``."""
+    if check_temperature(temperature) == 0:
         return logits
     return logits / temperature + _gumbel(rng, logits.shape)
 
@@ -372,8 +372,7 @@ class PPOBot:
             raise ValueError(f"{self.name}: observation of size {obs.shape[-1]}, the policy was "
                              f"trained on size {self.policy.observation_size} (another player "
                              "count or game?)")
-        return self.policy.act_observation(obs, action_mask, rng, deterministic=False,
-                                           temperature=self.temperature)
+        return self.policy.act_observation(obs, action_mask, rng, self.temperature)
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray,
                   rng: np.random.Generator) -> np.ndarray:

@@ -104,7 +104,7 @@ def _reference_env_class():
                 if self.pool.is_snapshot(code):
                     obs = raw.observe(agent)
                     action = self.pool.policy(code).act_observation(
-                        obs["observation"], obs["action_mask"], rng, deterministic=False)
+                        obs["observation"], obs["action_mask"], rng, temperature=1.0)
                 else:
                     action = self.pool.bots[code].act(raw.view(agent), raw.game.legal_mask(),
                                                       rng)

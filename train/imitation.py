@@ -249,8 +249,7 @@ def collect(args: BCArgs, round_index: int, games: Sequence[int],
             actions = np.full(len(games), -1, np.int64)
             mine = [i for i in live.tolist() if int(vec.seats[i]) == students[i]]
             if student is not None and mine:
-                chosen = student.act_batch(vec.obs[mine], vec.masks[mine], bot_rngs[mine[0]],
-                                           deterministic=False)
+                chosen = student.act_batch(vec.obs[mine], vec.masks[mine], bot_rngs[mine[0]])
             for k, i in enumerate(mine):
                 view, mask = vec.view(i, students[i]), vec.masks[i]
                 label = teacher.act(view, mask, bot_rngs[i])

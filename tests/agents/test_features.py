@@ -135,7 +135,7 @@ def test_a_policy_with_features_saves_loads_and_plays_from_views(tmp_path):
     bot = load_bot(path)
     for view, obs, mask in _positions(2, games=1):
         rng1, rng2 = np.random.default_rng(1), np.random.default_rng(1)
-        assert bot.act(view, mask, rng1) == policy.act_observation(obs, mask, rng2, False)
+        assert bot.act(view, mask, rng1) == policy.act_observation(obs, mask, rng2, 1.0)
         assert mask[bot.act(view, mask, rng1)]
 
 
@@ -420,7 +420,7 @@ def test_a_loco_policy_with_features_saves_loads_and_plays_with_numpy(tmp_path):
     for view, obs, mask in positions:
         rng1, rng2 = np.random.default_rng(1), np.random.default_rng(1)
         action = bot.act(view, mask, rng1)
-        assert action == loaded.act_observation(obs, mask, rng2, False) and mask[action]
+        assert action == loaded.act_observation(obs, mask, rng2, 1.0) and mask[action]
     obs = np.stack([o for _, o, _ in positions])
     np.testing.assert_allclose(loaded.logits(obs), policy.logits(obs), atol=1e-6)
     check_transform(transform, "loco_v0")

@@ -126,4 +126,4 @@ def test_a_policy_with_momo_features_saves_loads_and_plays_with_numpy(tmp_path):
     bot = load_bot(path)
     for _, view, obs, mask in _positions(2, games=1):
         rng1, rng2 = np.random.default_rng(1), np.random.default_rng(1)
-        assert bot.act(view, mask, rng1) == policy.act_observation(obs, mask, rng2, False)
+        assert bot.act(view, mask, rng1) == policy.act_observation(obs, mask, rng2, 1.0)

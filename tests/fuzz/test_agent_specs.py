@@ -120,7 +120,7 @@ def policy_file_property(data: st.DataObject) -> None:
     env.reset(seed=0)
     mask = env.game.legal_mask()
     action = policy.act_observation(env.observe(env.agent_selection)["observation"], mask,
-                                    np.random.default_rng(0), deterministic=False)
+                                    np.random.default_rng(0), temperature=1.0)
     assert mask[action] == 1
 
 

@@ -66,15 +66,15 @@ def test_act_batch_draws_what_one_by_one_calls_draw(tmp_path: Path) -> None:
     obs, masks = np.stack(obs), np.stack(masks)
     batch = policy.act_batch(obs, masks, np.random.default_rng(7))
     rng = np.random.default_rng(7)
-    one_by_one = [policy.act_observation(o, m, rng, deterministic=False)
+    one_by_one = [policy.act_observation(o, m, rng, 1.0)
                   for o, m in zip(obs, masks, strict=True)]
     assert batch.tolist() == one_by_one
-    greedy = policy.act_batch(obs, masks, np.random.default_rng(0), deterministic=True)
+    greedy = policy.act_batch(obs, masks, np.random.default_rng(0), 0.0)
     assert greedy.tolist() == [policy.act_observation(o, m, None) for o, m in zip(obs, masks,
                                                                                    strict=True)]
     sharp = policy.act_batch(obs, masks, np.random.default_rng(7), temperature=0.5)
     rng = np.random.default_rng(7)
-    assert sharp.tolist() == [policy.act_observation(o, m, rng, False, 0.5)
+    assert sharp.tolist() == [policy.act_observation(o, m, rng, 0.5)
                               for o, m in zip(obs, masks, strict=True)]
     assert all(masks[i, a] for i, a in enumerate(batch))
     with pytest.raises(ValueError, match="row 1 has no legal action"):
@@ -316,7 +316,7 @@ def test_sampling_at_a_temperature_draws_from_the_sharpened_softmax() -> None:
     expected /= expected.sum()
     seen = np.bincount(actions, minlength=mask.size)[legal] / draws
     assert np.abs(seen - expected).max() < 0.02
-    assert policy.act_observation(obs, mask, np.random.default_rng(0), False, 0.0) == \
+    assert policy.act_observation(obs, mask, np.random.default_rng(0), 0.0) == \
         policy.act_observation(obs, mask, None)  # temperature 0 is greedy, and draws nothing
 
 
@@ -327,5 +327,4 @@ def test_a_bad_temperature_is_refused_naming_it(bad) -> None:
         PPOBot(policy, lambda view: view, "x", temperature=bad)
     with pytest.raises(ValueError, match="temperature"):
         policy.act_observation(np.zeros(policy.observation_size, np.float32),
-                               np.ones(policy.num_actions, np.int8), np.random.default_rng(0),
-                               False, bad)
+                               np.ones(policy.num_actions, np.int8), np.random.default_rng(0), bad)

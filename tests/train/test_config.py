@@ -25,12 +25,13 @@ def test_there_is_a_quick_and_a_full_config_per_game() -> None:
 def test_provided_config_is_valid(path: Path) -> None:
     warm_start = yaml.safe_load(path.read_text()).get("init_policy")
     if warm_start:
-        # A full config starting from a clone names what the game's clone config writes
-        # (python -m train.imitation configs/<game>_bc.yaml, by default runs/imitation/<stem>),
-        # which a fresh clone has not made yet: check the chain, then the rest without it.
-        game = path.stem.split("_")[0]
-        assert (path.parent / f"{game}_bc.yaml").exists()
-        assert warm_start == f"runs/imitation/{game}_bc"
+        # A full config starting from a clone names what its clone config writes (<name>_full
+        # from python -m train.imitation configs/<name>_bc.yaml, by default
+        # runs/imitation/<name>_bc), which a fresh clone has not made yet: check the chain,
+        # then the rest without it.
+        clone = path.stem.removesuffix("_full") + "_bc"
+        assert (path.parent / f"{clone}.yaml").exists()
+        assert warm_start == f"runs/imitation/{clone}"
     args = parse_args([str(path), "--init-policy", ""] if warm_start else [str(path)])
     assert args.exp_name == path.stem
     assert args.env_id.removesuffix("_v0") == path.stem.split("_")[0]

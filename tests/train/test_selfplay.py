@@ -86,7 +86,7 @@ def test_each_snapshot_decides_for_all_its_games_in_one_forward_pass() -> None:
     calls = []
 
     class Spy(NumpyPolicy):
-        def act_batch(self, obs, masks, rng, deterministic=False):  # noqa: ANN001
+        def act_batch(self, obs, masks, rng, temperature=1.0):  # noqa: ANN001
             who = env.opponents[np.arange(env.num_envs), env.vec.seats]
             games = np.flatnonzero(who == self.code)
             calls.append((self.code, len(obs)))
@@ -94,7 +94,7 @@ def test_each_snapshot_decides_for_all_its_games_in_one_forward_pass() -> None:
             for row, i in zip(obs, games, strict=True):
                 raw = env.vec.game_env(int(i))
                 np.testing.assert_array_equal(row, raw.observe(raw.agent_selection)["observation"])
-            return super().act_batch(obs, masks, rng, deterministic)
+            return super().act_batch(obs, masks, rng, temperature)
 
     base = random_policy(env)
     codes = set()
