@@ -150,6 +150,11 @@ class Args:
     """start from this policy file's actor (and its .value.npz), e.g. train.imitation's output"""
     time_limit_minutes: float = 0.0
     """stop learning after this many minutes (0: none); the final checkpoint and eval still run"""
+    stop_at_decisions: int = 0
+    """stop learning once this many decisions are collected (0: at total_timesteps; as with the
+    time limit, a rollout cut short is not learned from); the learning rate still anneals over
+    total_timesteps, so the decisions of a run a time limit stopped (its provenance) repeat that
+    run exactly on any machine"""
     runs_dir: str = "runs"
     """where runs are written"""
     progress_bar: bool = True
@@ -176,7 +181,8 @@ class Args:
             if getattr(self, key) < 1:
                 raise ValueError(f"config key {key!r} must be >= 1, got {getattr(self, key)!r}")
         for key in ["snapshot_every", "max_decisions", "eval_every", "final_eval_games",
-                    "checkpoint_every", "eval_bootstrap", "seed", "num_workers"]:
+                    "checkpoint_every", "eval_bootstrap", "seed", "num_workers",
+                    "stop_at_decisions"]:
             if getattr(self, key) < 0:
                 raise ValueError(f"config key {key!r} must be >= 0, got {getattr(self, key)!r}")
         if self.time_limit_minutes < 0:
@@ -437,7 +443,7 @@ def _make_callback(args: Args, writer: Any, checkpointer: Checkpointer, updates_
                 print(f"time limit of {args.time_limit_minutes} minutes reached at "
                       f"{self.model.num_timesteps} decisions", file=sys.stderr)
                 return False
-            return True
+            return not args.stop_at_decisions or self.model.num_timesteps < args.stop_at_decisions
 
         def _on_rollout_end(self) -> None:
             self.updates += 1

@@ -145,6 +145,27 @@ def test_time_limit_stops_learning_and_still_checkpoints(tmp_path: Path) -> None
     assert result.checkpoint.is_file()
 
 
+def test_stop_at_decisions_repeats_a_longer_run_up_to_that_point(tmp_path: Path) -> None:
+    """A run stopped at 200 decisions (in the fourth rollout, as a time limit stops one) has the
+    weights of a 640-decision run after its third update: the schedule spans total_timesteps
+    both times. (A periodic checkpoint ``ppo_<n>`` is saved as its rollout ends, before the
+    update that learns from it: ``ppo_256`` holds the weights after the third update.)"""
+    kw = dict(total_timesteps=640, checkpoint_every=1, final_eval_games=0)
+    longer = train(tiny_args(tmp_path / "long", "moco_v0", **kw))
+    stopped = train(tiny_args(tmp_path / "short", "moco_v0", stop_at_decisions=200, **kw))
+    assert stopped.num_timesteps == 200 and longer.num_timesteps == 640
+    weights = np.load(C.checkpoint_files(stopped.checkpoint)["policy"])
+    third = np.load(longer.run_dir / "checkpoints" / "ppo_256.npz")
+    assert weights.files == third.files
+    assert all(np.array_equal(weights[k], third[k]) for k in weights.files)
+    second = np.load(longer.run_dir / "checkpoints" / "ppo_192.npz")
+    assert not all(np.array_equal(weights[k], second[k]) for k in weights.files)
+    _, doc = load_policy(C.checkpoint_files(stopped.checkpoint)["policy"])
+    assert doc["provenance"]["decisions"] == 200
+    with pytest.raises(ValueError, match="stop_at_decisions"):
+        Args(stop_at_decisions=-1).validate()
+
+
 def test_a_full_disk_is_one_clear_error(tmp_path: Path, monkeypatch, capsys) -> None:  # noqa: ANN001
     def full(path, data):  # noqa: ANN001
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
