@@ -296,11 +296,7 @@ def _perturbed(logits: np.ndarray, rng: np.random.Generator | None,
     (temperature 0) adds nothing and draws nothing from ``rng``."""
     if check_temperature(temperature) == 0:
         return logits
-    return logits / temperature + _gumbel(rng, logits.shape)
-
-
-def _gumbel(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-    return gumbel_noise(rng.random(shape))
+    return logits / temperature + gumbel_noise(rng.random(logits.shape))
 
 
 def gumbel_noise(uniform: np.ndarray) -> np.ndarray:

@@ -561,9 +561,10 @@ def train(args: Args) -> TrainResult:
     checkpointer = Checkpointer(args, run_dir, snapshots)
     curve = Curve(args, run_dir)
     callback = _make_callback(args, writer, checkpointer, updates_done, curve)
+    stop = f", stopping at {args.stop_at_decisions}" if args.stop_at_decisions else ""
     print(f"run {run_dir}: {args.env_id}, {args.num_players} players, {args.total_timesteps} "
-          f"decisions in about {n_updates} updates of {args.num_envs} games x {args.num_steps}",
-          file=sys.stderr)
+          f"decisions in about {n_updates} updates of {args.num_envs} games x {args.num_steps}"
+          f"{stop}", file=sys.stderr)
     learn_start = time.perf_counter()
     try:
         model.learn(max(0, args.total_timesteps - model.num_timesteps), callback=callback,
