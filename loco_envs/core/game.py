@@ -11,6 +11,7 @@ environment seeds; nothing touches the global RNG.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -45,6 +46,17 @@ class Game(ABC):
     @abstractmethod
     def legal_mask(self) -> np.ndarray:
         """``int8`` vector of length ``NUM_ACTIONS``: 1 where the current seat may act."""
+
+    @classmethod
+    def write_masks(cls, games: Sequence[Game], out: np.ndarray, rows: Sequence[int]) -> None:
+        """Write ``games[i].legal_mask()`` into ``out[rows[i]]`` for every ``i``.
+
+        A vector env's batch calls this once a step for all its games that go on. An engine
+        may override it to compute the common phases' masks for all games at once (one numpy
+        call instead of one per game); they must equal ``legal_mask``'s.
+        """
+        if games:
+            out[list(rows)] = [game.legal_mask() for game in games]
 
     def legal_actions(self) -> list[int]:
         """Indices of the legal actions of the current seat."""

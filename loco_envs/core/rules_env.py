@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -101,6 +102,18 @@ class RulesAECEnv(AECEnv):
         A game whose encoder can write in place overrides this to skip the temporary array.
         """
         out[:] = self.encode(seat)
+
+    @classmethod
+    def encode_rows(cls, envs: Sequence[RulesAECEnv], seats: Sequence[int], obs: np.ndarray,
+                    rows: Sequence[int]) -> None:
+        """Write ``envs[i].encode(seats[i])`` into ``obs[rows[i]]`` for every ``i``.
+
+        A vector env's batch calls this once a step for all the games it observes. A game
+        whose encoder can share work between games (one numpy call for a block of every row)
+        overrides it; the rows must equal ``encode``'s.
+        """
+        for env, seat, row in zip(envs, seats, rows, strict=True):
+            env.encode_into(seat, obs[row])
 
     # --- PettingZoo API ------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:

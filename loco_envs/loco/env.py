@@ -97,6 +97,7 @@ Version history
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -132,6 +133,11 @@ class raw_env(RulesAECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     def encode_into(self, seat: int, out: np.ndarray) -> None:
         observation.encode_game(self.game, seat, out)
+
+    @classmethod
+    def encode_rows(cls, envs: Sequence[RulesAECEnv], seats: Sequence[int], obs: np.ndarray,
+                    rows: Sequence[int]) -> None:
+        observation.encode_games([env.game for env in envs], seats, obs, rows)
 
 
 def env(**options: Any):

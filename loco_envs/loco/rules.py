@@ -94,6 +94,17 @@ _PLUS2_PLAYS = np.isin(A.PLAY_IDENT, C.PLUS2_IDS).astype(np.int8)
 _PLUS4_PLAYS = (A.PLAY_IDENT == C.PLUS4).astype(np.int8)
 # IDENTICAL_PLAYS[top] is an int8 row over the play actions: plays of that very identity.
 _IDENTICAL_PLAYS = (A.PLAY_IDENT[None, :] == np.arange(C.NUM_IDENTITIES)[:, None]).astype(np.int8)
+# The plays a turn or an after-penalty decision allows before the hand is looked at, one row per
+# situation (``LocoGame._play_row``): MATCH[top, colour], then the answers to a pending +2, to a
+# pending +4, and (stacking 'identical') to each identity on top.
+_PLAY_ROWS = np.concatenate([_MATCH.reshape(-1, A.NUM_PLAYS), _PLUS2_PLAYS[None],
+                             _PLUS4_PLAYS[None], _IDENTICAL_PLAYS])
+_PLUS2_ROW = C.NUM_IDENTITIES * len(C.COLOURS)
+_PLUS4_ROW = _PLUS2_ROW + 1
+_IDENTICAL_ROW0 = _PLUS4_ROW + 1
+# CLOCKWISE[n][seat]: every seat in ascending order, wrapping, starting with ``seat``.
+_CLOCKWISE = {n: [[(seat + i) % n for i in range(n)] for seat in range(n)]
+              for n in range(2, 11)}
 
 
 def _timeout_rates(value: Any) -> Any:
@@ -284,16 +295,17 @@ class LocoGame(Game):
     def _step_from(self, seat: int, steps: int) -> int:
         """The seat ``steps`` places on in the direction of play, over seats still playing."""
         n, d = self.num_players, self.direction
+        active, in_round = self.active, self.in_round
         for _ in range(steps):
             seat = (seat + d) % n
-            while not self._playing(seat):
+            while not (active[seat] and in_round[seat]):
                 seat = (seat + d) % n
         return seat
 
     def _clockwise_from(self, seat: int) -> list[int]:
         """Playing seats in ascending order, wrapping, starting with ``seat`` itself."""
-        n = self.num_players
-        return [s for s in ((seat + i) % n for i in range(n)) if self._playing(s)]
+        active, in_round = self.active, self.in_round
+        return [s for s in _CLOCKWISE[self.num_players][seat] if active[s] and in_round[s]]
 
     def _num_playing(self) -> int:
         return sum(self._playing(s) for s in range(self.num_players))
@@ -313,11 +325,7 @@ class LocoGame(Game):
         hand = self.hands[seat]
         plays = mask[: A.NUM_PLAYS]
         if phase == TURN:
-            held = hand[A.PLAY_IDENT] >= A.PLAY_COUNT
-            if self.pending:
-                plays[:] = self._answers() & held  # L-32/L-33: answer or draw
-            else:
-                plays[:] = _MATCH[self.discard[-1], self.colour] & held
+            plays[:] = _PLAY_ROWS[self._play_row()] & (hand[A.PLAY_IDENT] >= A.PLAY_COUNT)
             mask[A.DRAW] = 1
         elif phase == AFTER_DRAW:
             card = self.drawn
@@ -326,8 +334,7 @@ class LocoGame(Game):
                 plays[base: base + int(hand[card])] = 1  # L-11: the drawn card, with copies
             mask[A.PASS] = 1
         elif phase == AFTER_PENALTY:
-            held = hand[A.PLAY_IDENT] >= A.PLAY_COUNT
-            plays[:] = _MATCH[self.discard[-1], self.colour] & held
+            plays[:] = _PLAY_ROWS[self._play_row()] & (hand[A.PLAY_IDENT] >= A.PLAY_COUNT)
             mask[A.PASS] = 1
         elif phase == COLOUR:
             mask[A.COLOUR0: A.COLOUR0 + 4] = 1
@@ -346,11 +353,48 @@ class LocoGame(Game):
             mask[A.PASS] = 1
         return mask
 
-    def _answers(self) -> np.ndarray:
-        """The plays that answer the pending penalty (L-32/L-33, option ``stacking``)."""
-        if self.stacking == "identical":
-            return _IDENTICAL_PLAYS[self.discard[-1]]
-        return _PLUS2_PLAYS if self.pending_kind == "+2" else _PLUS4_PLAYS
+    def _play_row(self) -> int:
+        """The row of ``_PLAY_ROWS`` whose plays a turn or an after-penalty decision allows.
+
+        A card matching the top (L-10; after the penalty draw too, L-32), or with a penalty
+        pending only its answers (L-32/L-33, option ``stacking``). The hand is checked apart.
+        """
+        top = self.discard[-1]
+        if self.phase == TURN and self.pending:
+            if self.stacking == "identical":
+                return _IDENTICAL_ROW0 + top
+            return _PLUS2_ROW if self.pending_kind == "+2" else _PLUS4_ROW
+        return top * len(C.COLOURS) + self.colour
+
+    @classmethod
+    def write_masks(cls, games: Sequence[LocoGame], out: np.ndarray,
+                    rows: Sequence[int]) -> None:
+        """``Game.write_masks``: the turns and after-penalty decisions in a few array operations.
+
+        Those are most decisions, and their masks (a ``_PLAY_ROWS`` row and the hand, as in
+        :meth:`legal_mask`) are computed for all of them at once and cached in each game, as
+        ``legal_mask`` would cache its own; the other phases go one game at a time.
+        """
+        batched, batched_rows, rest, rest_rows = [], [], [], []
+        for game, row in zip(games, rows, strict=True):
+            if game._mask is None and not game.terminal and game.phase in (TURN, AFTER_PENALTY):
+                batched.append(game)
+                batched_rows.append(row)
+            else:
+                rest.append(game)
+                rest_rows.append(row)
+        if batched:
+            hands = np.array([game.hands[game.current_seat] for game in batched])
+            masks = np.zeros((len(batched), A.NUM_ACTIONS), np.int8)
+            masks[:, :A.NUM_PLAYS] = (_PLAY_ROWS[[game._play_row() for game in batched]]
+                                      & (hands[:, A.PLAY_IDENT] >= A.PLAY_COUNT))
+            turn = [game.phase == TURN for game in batched]
+            masks[:, A.DRAW] = turn
+            masks[:, A.PASS] = np.logical_not(turn)
+            for game, mask in zip(batched, masks, strict=True):
+                game._mask = mask
+            out[batched_rows] = masks
+        super().write_masks(rest, out, rest_rows)
 
     def _penalty_reason(self) -> str:
         kind = self.pending_kind
@@ -449,13 +493,13 @@ class LocoGame(Game):
         kind = C.KIND[ident]
         if C.COLOUR[ident] >= 0:
             self.colour = C.COLOUR[ident]  # L-12
-        playing = self._num_playing()
         if kind == "S":
             self.turn_seat = self._step_from(seat, count + 1)  # L-30
         elif kind == "R":
             if count % 2:
                 self.direction = -self.direction  # L-31
-            self.turn_seat = self._step_from(seat, count + 1 if playing == 2 else 1)
+            steps = count + 1 if self._num_playing() == 2 else 1
+            self.turn_seat = self._step_from(seat, steps)
         else:
             self.turn_seat = self._step_from(seat, 1)
         if kind == "+2" or kind == "+4":
@@ -505,7 +549,9 @@ class LocoGame(Game):
 
     def _after_effects(self) -> None:
         """Steps 2-5 of the order of decisions, once the landing's effects are in."""
-        self.call_queue = [s for s in self._clockwise_from(self.lander) if self.calls[s] == OWED]
+        calls = self.calls
+        self.call_queue = ([s for s in self._clockwise_from(self.lander) if calls[s] == OWED]
+                           if OWED in calls else [])
         self.contre_queue = []
         self._advance()
 

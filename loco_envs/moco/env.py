@@ -135,6 +135,8 @@ mover.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from pettingzoo.utils.env import AECEnv
 
@@ -161,6 +163,11 @@ class raw_env(RulesAECEnv):  # noqa: N801 (PettingZoo's classic name)
 
     def encode_into(self, seat: int, out: np.ndarray) -> None:
         observation.encode_game(self.game, seat, out)
+
+    @classmethod
+    def encode_rows(cls, envs: Sequence[RulesAECEnv], seats: Sequence[int], obs: np.ndarray,
+                    rows: Sequence[int]) -> None:
+        observation.encode_games([env.game for env in envs], seats, obs, rows)
 
 
 def env(**options) -> AECEnv:

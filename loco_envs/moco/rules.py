@@ -40,6 +40,7 @@ end-game positions); a dealt game always holds the whole M-02 deck.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,17 +187,31 @@ class MocoGame(Game):
     # --- decisions -------------------------------------------------------------------------
     def legal_mask(self) -> np.ndarray:
         mask = np.zeros(_NUM_ACTIONS, np.int8)
+        mask[self._legal_list()] = 1
+        return mask
+
+    def _legal_list(self) -> list[int]:
+        """The legal actions (M-10: a card of the hand on a pile it may go to; M-11 … M-13: a
+        takable chip, or no chip when none is), unsorted: ``legal_mask`` and ``write_masks``
+        both set their entries."""
         if self.phase == PLAY:
             plays = _CARD_PLAYS
-            mask[[a for card in self._hands[self.current_seat] for a in plays[card]]] = 1
-        elif self.phase == CHIP:
-            any_chip = False
-            for suit in self._takable():
-                mask[_FIRST_CHIP + suit] = 1
-                any_chip = True
-            if not any_chip:
-                mask[_NO_CHIP] = 1
-        return mask
+            return [a for card in self._hands[self.current_seat] for a in plays[card]]
+        if self.phase == CHIP:
+            return [_FIRST_CHIP + suit for suit in self._takable()] or [_NO_CHIP]
+        return []
+
+    @classmethod
+    def write_masks(cls, games: Sequence[MocoGame], out: np.ndarray,
+                    rows: Sequence[int]) -> None:
+        """``Game.write_masks`` in two numpy calls: zero the rows, then set every legal entry
+        of every game through one flat index list."""
+        if not games:
+            return
+        out[list(rows)] = 0
+        flat = [row * _NUM_ACTIONS + a for game, row in zip(games, rows, strict=True)
+                for a in game._legal_list()]
+        out.put(flat, 1)
 
     def _takable(self) -> list[int]:
         """M-11 … M-13: suits whose chip the current seat may take after its play."""

@@ -6,9 +6,10 @@ is a raw env of the suite (``RulesAECEnv``), stepped by ``step_unsynced``: the r
 ``apply`` and the record's move line, without PettingZoo's per-move bookkeeping, which the
 env's own ``sync`` brings up to date at the end of a game (so the final rewards, scores, ranks,
 ``max_decisions`` truncation and records are those of the single env, computed by its code) and
-whenever a caller asks for the env (:meth:`GameBatch.env`). The observation of the seat to act
-is written straight into its buffer row by the env's ``encode_into(seat, row)`` (the fast path
-that reads the engine's state, the same vector as ``observe``).
+whenever a caller asks for the env (:meth:`GameBatch.env`). After the moves of a step, one call
+of the env class's ``encode_rows`` writes the observations of every game whose seat to act is
+observed (the same vectors as ``observe``), and one call of the game class's ``write_masks``
+every game's mask, so an engine can do the work of all its games in a few numpy calls.
 """
 
 from __future__ import annotations
@@ -98,9 +99,9 @@ class GameBatch:
                  buffers: Buffers, bots: Sequence[Any] = (), autoreset: bool = True):
         cls = raw_env_class(env_id)
         self.envs = [cls(**options) for _ in range(start, stop)]
+        self.env_class, self.game_class = cls, cls.game_class
         self.start = start
         self.buf = buffers
-        self.obs_rows = list(buffers.obs)  # one view per game: no indexing per decision
         self.bot_objects = list(bots)
         self.autoreset = autoreset
         self.rngs: list[np.random.Generator] = []
@@ -140,7 +141,7 @@ class GameBatch:
         # A seat a bot plays reads its view: no encoding, except at an episode's first decision
         # (the caller only learns of the new episode, and who plays it, after this step).
         if fresh or b.observed[j, seat]:
-            env.encode_into(seat, self.obs_rows[j])
+            env.encode_into(seat, self.buf.obs[j])
         b.masks[j] = game.legal_mask()
 
     def step(self) -> None:
@@ -155,14 +156,15 @@ class GameBatch:
         b.truncations[:] = False
         bots, actions = b.bots.tolist(), b.actions.tolist()  # plain ints: cheaper per game
         observed, seats = b.observed.tolist(), b.seats.tolist()  # as the step began
-        envs, rows, masks = self.envs, self.obs_rows, b.masks
-        going, going_masks = [], []  # games that go on, their new masks (one write for all)
+        envs = self.envs
+        going, going_games = [], []  # games that go on, and their engines (one mask write)
+        seen, seen_envs, seen_seats = [], [], []  # those observed now (one encoder call)
         for j in np.flatnonzero((b.actions >= 0) | (b.bots >= 0)).tolist():
             env = envs[j]
             k = bots[j]
             if k >= 0:
                 view = env.game.view(seats[j])
-                action = int(self.bot_objects[k].act(view, masks[j], self.bot_rngs[j]))
+                action = int(self.bot_objects[k].act(view, b.masks[j], self.bot_rngs[j]))
             else:
                 action = actions[j]
             if env.step_unsynced(action):
@@ -172,12 +174,14 @@ class GameBatch:
             game = env.game
             seat = seats[j] = game.current_seat
             if observed[j][seat]:  # see _write
-                env.encode_into(seat, rows[j])
+                seen.append(j)
+                seen_envs.append(env)
+                seen_seats.append(seat)
             going.append(j)
-            going_masks.append(game.legal_mask())
+            going_games.append(game)
         b.seats[:] = seats
-        if going:
-            masks[going] = going_masks
+        self.env_class.encode_rows(seen_envs, seen_seats, b.obs, seen)
+        self.game_class.write_masks(going_games, b.masks, going)
 
     def _finish(self, j: int, env: Any) -> None:
         """Game ``j`` ended or hit ``max_decisions``: its results, then its next episode."""
