@@ -52,6 +52,7 @@ import loco_envs  # noqa: E402
 PATHS = ("reference", "vector serial", "vector shared memory")
 VECTOR_SIZES = (1, 64, 256)
 TABLES = ("training", "vector")
+SINGLE_ENV_LEVEL = "single raw env"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -243,7 +244,7 @@ def _vector_rate(vec: Any, seconds: float, seed: int) -> float:
 
 def _vector_rows(env_id: str) -> list[tuple[str, int, Any]]:
     cores = os.cpu_count() or 1
-    rows: list[tuple[str, int, Any]] = [("single raw env", 1, None)]
+    rows: list[tuple[str, int, Any]] = [(SINGLE_ENV_LEVEL, 1, None)]
     for n in VECTOR_SIZES:
         rows.append((f"make_vec N={n}, serial", 1,
                      loco_envs.make_vec(env_id, n, num_players=2)))
@@ -290,7 +291,8 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: i
         row["vs_reference"] = _paired_median(row, ref, "decisions_per_s")
         row["cpu_vs_reference"] = _paired_median(row, ref, "decisions_per_cpu_s")
     for row in vector:
-        single = next(r for r in vector if r["env"] == row["env"] and r["vec"] is None)
+        single = next(r for r in vector
+                      if r["env"] == row["env"] and r["level"] == SINGLE_ENV_LEVEL)
         row["vs_single"] = _paired_median(row, single, "decisions_per_s") / row["cores"]
     for row in training + vector:
         samples = row.pop("samples")
