@@ -231,7 +231,8 @@ def encode_games(games: Sequence[MocoGame], seats: Sequence[int], obs: np.ndarra
 
     A vector env's step: the zeroing and the count slices are one numpy call each for all the
     rows, and the other entries go through one flat ``memoryview`` of ``obs`` (a 2-D
-    C-contiguous ``float32`` array); ``tests/moco/test_env.py`` pins it to :func:`encode_game`.
+    C-contiguous ``float32`` array); ``tests/vector/test_batched_engines.py`` pins it to
+    :func:`encode_game`.
     """
     if not games:
         return

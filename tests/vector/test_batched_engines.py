@@ -50,6 +50,9 @@ def test_batched_encoders_and_masks_equal_the_one_game_paths(env_id, options):
             np.testing.assert_array_equal(obs[row], env.encode(seat))
             np.testing.assert_array_equal(masks[row], mask)
             np.testing.assert_array_equal(env.game.legal_mask(), mask)  # the cache agrees
+        again = np.full_like(masks, 3)  # now every game's mask is cached: the other branch
+        game_class.write_masks([env.game for env in envs], again, rows)
+        np.testing.assert_array_equal(again[rows], masks[rows])
         unwritten = np.setdiff1d(np.arange(GAMES + 3), rows)
         assert (obs[unwritten] == 7.0).all() and (masks[unwritten] == 3).all()
         for i, env in enumerate(envs):
