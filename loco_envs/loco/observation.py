@@ -182,8 +182,8 @@ def encode_game(game: LocoGame, seat: int, out: np.ndarray | None = None) -> np.
     """The same vector as ``encode(game.view(seat))``, read straight from the engine's state.
 
     This is the env's hot path: the two count blocks as array copies, every other entry a
-    scalar write through a ``memoryview`` (a third of a numpy item write's cost) into a zeroed
-    buffer, zero entries skipped; ``tests/loco/test_env.py`` pins it to :func:`encode`. With
+    scalar write through a ``memoryview`` (under half the cost of a numpy item write) into a
+    zeroed buffer, zero entries skipped; ``tests/loco/test_env.py`` pins it to :func:`encode`. With
     ``out`` (a ``float32`` array of the observation's length, e.g. a vector env's buffer row)
     it writes there and returns it.
     """

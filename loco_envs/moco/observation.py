@@ -211,9 +211,9 @@ def encode_game(game: MocoGame, seat: int, out: np.ndarray | None = None) -> np.
     costs more than the encoding, so this reads the engine's own lists (its package's private
     state, read-only) in one pass over the piles. The counts from ``pile_heights`` to
     ``num_removed`` go in as one slice; every other entry is a scalar write through a
-    ``memoryview`` (a third of a numpy item write's cost, and cheaper than turning a list of
-    indices into an index array). With ``out`` (a ``float32`` array of the observation's
-    length, e.g. a vector env's buffer row) it writes there and returns it.
+    ``memoryview`` (under half the cost of a numpy item write, and cheaper than turning a
+    list of indices into an index array). With ``out`` (a ``float32`` array of the
+    observation's length, e.g. a vector env's buffer row) it writes there and returns it.
     ``tests/moco/test_env.py`` pins it to :func:`encode`.
     """
     offsets = _OFFSETS[game.num_players]
