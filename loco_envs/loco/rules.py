@@ -324,17 +324,14 @@ class LocoGame(Game):
         seat, phase = self.current_seat, self.phase
         hand = self.hands[seat]
         plays = mask[: A.NUM_PLAYS]
-        if phase == TURN:
+        if phase == TURN or phase == AFTER_PENALTY:  # L-10/L-32/L-33; draw, or pass after one
             plays[:] = _PLAY_ROWS[self._play_row()] & (hand[A.PLAY_IDENT] >= A.PLAY_COUNT)
-            mask[A.DRAW] = 1
+            mask[A.DRAW if phase == TURN else A.PASS] = 1
         elif phase == AFTER_DRAW:
             card = self.drawn
             if card is not None and C.matches(card, self.discard[-1], self.colour):
                 base = A.PLAY_BASE[card]
                 plays[base: base + int(hand[card])] = 1  # L-11: the drawn card, with copies
-            mask[A.PASS] = 1
-        elif phase == AFTER_PENALTY:
-            plays[:] = _PLAY_ROWS[self._play_row()] & (hand[A.PLAY_IDENT] >= A.PLAY_COUNT)
             mask[A.PASS] = 1
         elif phase == COLOUR:
             mask[A.COLOUR0: A.COLOUR0 + 4] = 1
