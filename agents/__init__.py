@@ -29,7 +29,8 @@ spec                           bot
 
 Bots are stateless between calls except where a docstring says otherwise; a bot that keeps
 memory (e.g. card tracking) must rebuild it from the view alone so that one bot object may play
-any seat of any game.
+any seat of any game. A bot that never reads its view may say so with ``reads_view = False``
+(as :class:`RandomBot` does): a vector env then hands it ``None`` and saves building the view.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ class RandomBot:
     """Uniform over the legal actions; all randomness comes from the ``rng`` argument."""
 
     name = "random"
+    reads_view = False  # the mask is all it needs
 
     def act(self, view: Any, action_mask: np.ndarray, rng: np.random.Generator) -> int:
         legal = np.flatnonzero(action_mask)

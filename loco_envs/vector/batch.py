@@ -103,6 +103,7 @@ class GameBatch:
         self.start = start
         self.buf = buffers
         self.bot_objects = list(bots)
+        self.bot_reads_view = [getattr(bot, "reads_view", True) for bot in self.bot_objects]
         self.autoreset = autoreset
         self.rngs: list[np.random.Generator] = []
         self.bot_rngs: list[np.random.Generator] = []
@@ -163,7 +164,7 @@ class GameBatch:
             env = envs[j]
             k = bots[j]
             if k >= 0:
-                view = env.game.view(seats[j])
+                view = env.game.view(seats[j]) if self.bot_reads_view[k] else None
                 action = int(self.bot_objects[k].act(view, b.masks[j], self.bot_rngs[j]))
             else:
                 action = actions[j]

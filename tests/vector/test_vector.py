@@ -105,6 +105,35 @@ def test_bots_play_inside_the_env_with_the_games_bot_generator(backend):
         vec.close()
 
 
+class _ViewRecorder:
+    """Plays the first legal action and keeps the views it was handed."""
+
+    name = "recorder"
+
+    def __init__(self, reads_view: bool):
+        self.reads_view = reads_view
+        self.views: list = []
+
+    def act(self, view, action_mask, rng):
+        self.views.append(view)
+        return int(np.flatnonzero(action_mask)[0])
+
+
+def test_a_bot_that_reads_no_view_is_handed_none_and_the_others_their_view():
+    blind, seeing = _ViewRecorder(reads_view=False), _ViewRecorder(reads_view=True)
+    vec = loco_envs.make_vec("loco_v0", 2, bots=[blind, seeing, agents.make("random")],
+                             num_players=2)
+    try:
+        vec.reset(seed=3)
+        for step in range(12):
+            vec.step(np.full(2, -1), np.array([0, 1]) if step % 2 else np.array([1, 2]))
+    finally:
+        vec.close()
+    assert len(blind.views) == 6 and all(view is None for view in blind.views)
+    assert len(seeing.views) == 12 and all(view is not None for view in seeing.views)
+    assert agents.RandomBot.reads_view is False
+
+
 def _pettingzoo_state(env) -> str:
     """Everything a caller of the raw env can read, besides the rules state, as one string."""
     agent = env.agent_selection
