@@ -67,8 +67,12 @@ class MaskedCategorical(MaskableCategorical):
     not bit for bit the run sb3-contrib's distribution gives, only within rounding of it: the
     sampled actions, drawn from the same generator, are the same ones nearly always.
 
-    A row without any legal action has no distribution (NaN probabilities, and ``sample``
-    raises); the games never ask a seat to act without one.
+    Made from logits only (``MaskedCategorical(logits, masks)``), and without argument
+    validation, which sb3-contrib's runs on every distribution: a NaN logit gives NaN
+    probabilities (``sample`` then raises; a loss becomes NaN), and ``log_prob`` of an action
+    outside the support is not caught. A row without any legal action has no distribution
+    (NaN probabilities; sb3-contrib's is uniform over all actions); the games never ask a seat
+    to act without one.
     """
 
     def __init__(self, logits: torch.Tensor, masks: Any = None):
