@@ -81,10 +81,10 @@ def test_it_samples_sb3_contribs_actions_from_the_same_generator():
 
 
 def test_the_trainers_policies_use_it_and_fused_adam():
-    from loco_envs.train.ppo import Args, policy_network
+    from sb3_contrib import MaskablePPO
 
-    sb3 = pytest.importorskip("sb3_contrib")
     from loco_envs.train.pool import OpponentPool
+    from loco_envs.train.ppo import Args, policy_network
     from loco_envs.train.selfplay import SelfPlayVecEnv
 
     args = Args(env_id="moco_v0", num_players=2, net_arch=[16])
@@ -93,8 +93,8 @@ def test_the_trainers_policies_use_it_and_fused_adam():
     venv = SelfPlayVecEnv("moco_v0", 4, OpponentPool({"random": 1.0}, "moco_v0", 1),
                           {"num_players": 2})
     try:
-        model = sb3.MaskablePPO(policy_class, venv, n_steps=8, batch_size=16, n_epochs=1,
-                                seed=0, device="cpu", policy_kwargs=kwargs)
+        model = MaskablePPO(policy_class, venv, n_steps=8, batch_size=16, n_epochs=1,
+                            seed=0, device="cpu", policy_kwargs=kwargs)
         assert isinstance(model.policy.action_dist, MaskedCategoricalDistribution)
         optimizer = model.policy.optimizer  # SB3's Adam and eps, fused
         assert isinstance(optimizer, torch.optim.Adam)
