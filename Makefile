@@ -41,16 +41,13 @@ $(INTEGRATIONS_STAMP): $(STAMP)
 test-integrations: $(INTEGRATIONS_STAMP)
 	$(PY) -m pytest -q -n 0 -m slow tests/integrations
 
-# The main job: clone loco/heuristic-strong (one minute), train the LOCO quick config from that
-# clone (self-play PPO, a few minutes on 2 cores), then a tournament of the trained agent against
-# the heuristic and random bots: ratings table + plot (train.evaluate is the tournament runner
-# with a cap on a game's length: LOCO can stall).
-RUN_CLONE := runs/make_run/loco_quick_bc
+# The main job: the LOCO quick config (a one-minute clone of loco/heuristic-strong, made first
+# into runs/make_run/imitation/ or reused, then self-play PPO from it: a few minutes on 2 cores),
+# then a tournament of the trained agent against the heuristic and random bots: ratings table +
+# plot (train.evaluate is the tournament runner with a cap on a game's length: LOCO can stall).
 RUN_CKPT := runs/make_run/loco_quick_final
 run: $(STAMP)
-	$(PY) -m train.imitation configs/loco_quick_bc.yaml --out $(RUN_CLONE)
-	$(PY) -m train configs/loco_quick.yaml --init-policy $(RUN_CLONE) \
-		--obs-transform log1p+loco_actions --runs-dir runs/make_run --final-checkpoint $(RUN_CKPT)
+	$(PY) -m train configs/loco_quick.yaml --runs-dir runs/make_run --final-checkpoint $(RUN_CKPT)
 	$(PY) -m train.evaluate loco_v0 --players 2 --games 300 --seed 0 --workers 2 \
 		--agents ppo:$(RUN_CKPT).npz loco/heuristic random --out runs/make_run/tournament
 	@echo "learning curve: $$(ls -t runs/make_run/loco_v0__loco_quick__*/eval/curve.png | head -1)"

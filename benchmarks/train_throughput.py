@@ -148,7 +148,10 @@ def _training_row(task: tuple[str, str, str, int, int, int]) -> dict[str, float]
     from loco_envs.train.ppo import Args, make_vec_env, parse_args, policy_network
 
     torch.set_num_threads(torch_threads)  # every row alike; the PPO update is what gains
-    args: Args = parse_args([config, "--seed", str(seed)])
+    # The quick configs' from-scratch network, as the tables have always measured it (LOCO's
+    # config now starts from a clone with action features: a bigger input, train/README.md).
+    args: Args = parse_args([config, "--seed", str(seed), "--init-policy", "",
+                             "--obs-transform", "log1p"])
     if path == "reference":
         args.num_envs, args.num_steps = 8, 256
         venv = _reference_venv(args)

@@ -61,6 +61,13 @@ from loco_envs.train.checkpoints import (
 from loco_envs.train.config import field_docs, load_config, parse_overrides
 from loco_envs.train.evaluate import EvalResult, evaluate, resolve_opponent
 from loco_envs.train.pool import check_mix
+from loco_envs.train.warmstart import (
+    check_clone_config,
+    check_compatible,
+    ensure_clone,
+    is_clone_config,
+    warm_start,
+)
 from loco_envs.vector import BACKENDS
 
 
@@ -147,7 +154,9 @@ class Args:
     resume: str = ""
     """checkpoint (.zip) or run folder (its newest whole checkpoint) to go on from"""
     init_policy: str = ""
-    """start from this policy file's actor (and its .value.npz), e.g. train.imitation's output"""
+    """start from this policy file's actor (and its .value.npz), e.g. train.imitation's output;
+    or from the clone an imitation config (.yaml; in a config file, relative to that file) makes,
+    made first unless it is already there (train/warmstart.py)"""
     time_limit_minutes: float = 0.0
     """stop learning after this many minutes (0: none); the final checkpoint and eval still run"""
     stop_at_decisions: int = 0
@@ -239,9 +248,11 @@ class Args:
                                  f"of num_players ({self.num_players}): each seat equally often")
         if self.resume:
             latest_checkpoint(self.resume)  # ValueError when it is not a whole checkpoint
-        if self.init_policy:
-            from loco_envs.train.warmstart import check_compatible
-
+        if self.init_policy and is_clone_config(self.init_policy):
+            check_clone_config(self.init_policy, self.runs_dir, self.env_id, self.env_kwargs,
+                               self.net_arch, self.activation, self.obs_transform,
+                               self.feature_shortcut)
+        elif self.init_policy:
             if not Path(f"{Path(self.init_policy).with_suffix('')}.json").exists():
                 raise ValueError(
                     f"config key 'init_policy': no policy at {self.init_policy} (a full config's "
@@ -525,10 +536,15 @@ def train(args: Args) -> TrainResult:
     from torch.utils.tensorboard import SummaryWriter
 
     start = time.perf_counter()
+    resume_zip = latest_checkpoint(args.resume) if args.resume else None
+    init_policy = None  # made before anything else: the clone sets its own torch threads
+    if args.init_policy and resume_zip is None:
+        init_policy = (ensure_clone(args.init_policy, args.runs_dir,
+                                    log=lambda line: print(line, file=sys.stderr))
+                       if is_clone_config(args.init_policy) else args.init_policy)
     torch.set_num_threads(args.torch_threads)
     torch.backends.cudnn.deterministic = args.torch_deterministic
     set_random_seed(args.seed)
-    resume_zip = latest_checkpoint(args.resume) if args.resume else None
     run_dir = _run_dir(args, resume_zip)
     writer = SummaryWriter(str(run_dir))
     writer.add_text("hyperparameters", hyperparameter_table(args))
@@ -557,10 +573,8 @@ def train(args: Args) -> TrainResult:
     else:
         model = MaskablePPO(policy_class, venv, seed=args.seed, device="cpu", verbose=0,
                             policy_kwargs=policy_kwargs, **hyper)
-        if args.init_policy:
-            from loco_envs.train.warmstart import warm_start
-
-            warm_start(model, args.init_policy)
+        if init_policy is not None:
+            warm_start(model, init_policy)
     model.set_logger(tensorboard_logger(writer))
     checkpointer = Checkpointer(args, run_dir, snapshots)
     curve = Curve(args, run_dir)
@@ -620,6 +634,9 @@ def parse_args(argv: Sequence[str]) -> Args:
         config = argv.pop(0)
     overrides = parse_overrides(Args, argv)
     args = load_config(config, Args, overrides)
+    if config and "init_policy" not in overrides and is_clone_config(args.init_policy) and \
+            not Path(args.init_policy).is_absolute():
+        args.init_policy = str(Path(config).parent / args.init_policy)  # beside the config
     if not args.exp_name:
         args.exp_name = Path(config).stem if config else "ppo"
     args.validate()

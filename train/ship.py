@@ -24,6 +24,7 @@ from typing import Any
 
 from loco_envs import agents
 from loco_envs.agents.ppo import load_policy, policy_paths, save_policy
+from loco_envs.train.warmstart import policy_of
 
 __all__ = ["evaluate_spec", "main", "ship"]
 
@@ -111,7 +112,7 @@ def with_method(config: dict[str, Any]) -> dict[str, Any]:
     init = config.get("init_policy")
     if not init:
         return {"method": "self-play PPO (python -m train)", **config}
-    _, doc = load_policy(init)
+    _, doc = load_policy(policy_of(init, config.get("runs_dir", "runs")))
     start = doc["provenance"]
     return {"method": "behaviour cloning (python -m train.imitation), then self-play PPO "
                       "(python -m train) from it",

@@ -9,10 +9,18 @@ player count and ``obs_transform``: anything else is a ``ValueError`` naming wha
 Without the value file only the actor is copied (PPO's first updates then fit the value
 network against a fixed, already good policy, and the actor's gradients are noisy meanwhile:
 keep the learning rate low).
+
+``init_policy`` may also name an imitation config (``*.yaml``, :mod:`train.imitation`): the
+trainer then makes the clone itself before it trains (:func:`ensure_clone`), into the config's
+``out`` or ``<runs_dir>/imitation/<config name>``, unless a clone made from that very config is
+already there, which it reuses. So ``python -m train configs/loco_quick.yaml`` is one command
+although the run starts from a clone (why: ``train/README.md``, the quick LOCO config's stall).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +28,11 @@ import numpy as np
 
 from loco_envs.agents.ppo import load_policy, policy_paths, shortcut_scores
 
-__all__ = ["check_compatible", "value_path", "warm_start"]
+__all__ = ["CLONE_CONFIG_SUFFIXES", "check_clone_config", "check_compatible", "clone_args",
+           "ensure_clone", "is_clone_config", "policy_of", "value_path", "warm_start"]
+
+#: An ``init_policy`` with one of these suffixes is an imitation config, not a policy file.
+CLONE_CONFIG_SUFFIXES = (".yaml", ".yml")
 
 
 def value_path(path: str | Path) -> Path:
@@ -34,18 +46,93 @@ def check_compatible(path: str | Path, env_id: str, env_options: dict[str, Any],
                      feature_shortcut: bool = False) -> None:
     """``ValueError`` unless the policy at ``path`` fits a run of this game and network."""
     policy, doc = load_policy(path)
-    wanted = {"env_id": env_id, "env_options.num_players": env_options.get("num_players"),
-              "layer_sizes": list(net_arch), "activation": activation,
-              "obs_transform": obs_transform, "feature_shortcut": feature_shortcut}
     got = {"env_id": doc["env_id"],
            "env_options.num_players": doc["env_options"].get("num_players"),
            "layer_sizes": policy.layer_sizes, "activation": policy.activation,
            "obs_transform": policy.obs_transform,
            "feature_shortcut": policy.feature_shortcut}
+    _compare(path, got, env_id, env_options, net_arch, activation, obs_transform,
+             feature_shortcut)
+
+
+def _compare(source: str | Path, got: dict[str, Any], env_id: str, env_options: dict[str, Any],
+             net_arch: list[int], activation: str, obs_transform: str,
+             feature_shortcut: bool) -> None:
+    wanted = {"env_id": env_id, "env_options.num_players": env_options.get("num_players"),
+              "layer_sizes": list(net_arch), "activation": activation,
+              "obs_transform": obs_transform, "feature_shortcut": feature_shortcut}
     for key, value in wanted.items():
         if got[key] != value:
-            raise ValueError(f"config key 'init_policy': {path} has {key} {got[key]!r}, the run "
-                             f"{value!r}")
+            raise ValueError(f"config key 'init_policy': {source} has {key} {got[key]!r}, the "
+                             f"run {value!r}")
+
+
+def is_clone_config(init_policy: str | Path) -> bool:
+    """Whether ``init_policy`` names an imitation config rather than a policy file."""
+    return str(init_policy).endswith(CLONE_CONFIG_SUFFIXES)
+
+
+def clone_args(config: str | Path, runs_dir: str | Path) -> Any:
+    """The imitation config at ``config`` (``BCArgs``, validated), its ``out`` filled in."""
+    from loco_envs.train.config import load_config
+    from loco_envs.train.imitation import BCArgs
+
+    try:
+        args = load_config(config, BCArgs)
+        args.exp_name = args.exp_name or Path(config).stem
+        args.out = args.out or str(Path(runs_dir) / "imitation" / args.exp_name)
+        args.validate()
+    except ValueError as exc:
+        raise ValueError(f"config key 'init_policy': {exc}") from None
+    return args
+
+
+def check_clone_config(config: str | Path, runs_dir: str | Path, env_id: str,
+                       env_options: dict[str, Any], net_arch: list[int], activation: str,
+                       obs_transform: str, feature_shortcut: bool = False) -> None:
+    """``ValueError`` unless the clone the imitation config at ``config`` makes fits the run."""
+    bc = clone_args(config, runs_dir)
+    got = {"env_id": bc.env_id, "env_options.num_players": bc.num_players,
+           "layer_sizes": list(bc.net_arch), "activation": bc.activation,
+           "obs_transform": bc.obs_transform, "feature_shortcut": bc.feature_shortcut}
+    _compare(config, got, env_id, env_options, net_arch, activation, obs_transform,
+             feature_shortcut)
+
+
+def policy_of(init_policy: str | Path, runs_dir: str | Path) -> Path:
+    """The policy file a warm start from ``init_policy`` reads (a clone config's ``out``)."""
+    if is_clone_config(init_policy):
+        return Path(clone_args(init_policy, runs_dir).out)
+    return Path(init_policy)
+
+
+def ensure_clone(config: str | Path, runs_dir: str | Path, log: Any = print) -> Path:
+    """The clone the imitation config at ``config`` makes: made now, unless one is there.
+
+    A policy at the clone's path is reused only when its provenance records this config, key
+    for key, and its value network is beside it; anything else there is overwritten.
+    """
+    from loco_envs.train.imitation import run
+
+    bc = clone_args(config, runs_dir)
+    out = Path(bc.out)
+    if _made_by(out, dataclasses.asdict(bc)):
+        log(f"warm start: the clone at {out} (made by {config})")
+        return out
+    log(f"warm start: cloning {bc.teacher} by {config} into {out}")
+    return run(bc, log=log)
+
+
+def _made_by(out: Path, config: dict[str, Any]) -> bool:
+    if not out.with_suffix(".json").is_file() or not value_path(out).is_file():
+        return False
+    try:
+        _, doc = load_policy(out)
+    except ValueError:
+        return False
+    recorded = doc.get("provenance", {}).get("config", {})
+    return all(recorded.get(key) == json.loads(json.dumps(value))
+               for key, value in config.items())
 
 
 def warm_start(model: Any, path: str | Path) -> bool:

@@ -24,7 +24,13 @@ def test_there_is_a_quick_and_a_full_config_per_game() -> None:
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
 def test_provided_config_is_valid(path: Path) -> None:
     warm_start = yaml.safe_load(path.read_text()).get("init_policy")
-    if warm_start:
+    if warm_start and warm_start.endswith(".yaml"):
+        # A quick config naming its clone's imitation config (beside it): the trainer makes the
+        # clone first, and validation already checks that it fits the run's network.
+        assert (path.parent / warm_start).exists()
+        args = parse_args([str(path)])
+        assert args.init_policy == str(path.parent / warm_start)
+    elif warm_start:
         # A full config starting from a clone names what its clone config writes (<name>_full
         # from python -m train.imitation configs/<name>_bc.yaml, by default
         # runs/imitation/<name>_bc), which a fresh clone has not made yet: check the chain,
@@ -32,7 +38,8 @@ def test_provided_config_is_valid(path: Path) -> None:
         clone = path.stem.removesuffix("_full") + "_bc"
         assert (path.parent / f"{clone}.yaml").exists()
         assert warm_start == f"runs/imitation/{clone}"
-    args = parse_args([str(path), "--init-policy", ""] if warm_start else [str(path)])
+    if not warm_start or not warm_start.endswith(".yaml"):
+        args = parse_args([str(path), "--init-policy", ""] if warm_start else [str(path)])
     assert args.exp_name == path.stem
     assert args.env_id.removesuffix("_v0") == path.stem.split("_")[0]
 

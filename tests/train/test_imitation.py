@@ -158,3 +158,104 @@ def test_ship_turns_the_trainers_summary_into_the_table():
                                                                                      0.53]}})
     assert table["games_per_opponent"] == 1000 and table["play"] == "sampling"
     assert table["win_rate"]["loco/heuristic"] == {"rate": 0.5, "low": 0.47, "high": 0.53}
+
+
+# --- an imitation config as the trainer's init_policy (train.warmstart.ensure_clone) ----------
+CLONE_YAML = """env_id: mampfos_v0
+num_players: 3
+teacher: mampfos/heuristic
+opponent_mix: {teacher: 0.5, random: 0.5}
+games: 6
+dagger_rounds: 0
+epochs: 1
+batch_size: 64
+net_arch: [32, 32]
+workers: 1
+eval_games: 0
+"""
+
+
+def _ppo_args(init_policy, runs_dir, **kw):
+    from loco_envs.train.ppo import Args
+
+    base = dict(env_id="mampfos_v0", num_players=3, net_arch=[32, 32], init_policy=str(init_policy),
+                num_envs=4, num_steps=16, batch_size=32, update_epochs=1, total_timesteps=64,
+                eval_opponents=["random"], final_eval_games=0, eval_games=3, checkpoint_every=0,
+                progress_bar=False, runs_dir=str(runs_dir))
+    base.update(kw)
+    return Args(**base)
+
+
+def test_a_clone_config_is_made_into_the_runs_folder_then_reused_while_unchanged(tmp_path):
+    from loco_envs.train.warmstart import ensure_clone, policy_of
+
+    config = tmp_path / "tiny_bc.yaml"
+    config.write_text(CLONE_YAML)
+    runs = tmp_path / "runs"
+    lines: list[str] = []
+    made = ensure_clone(config, runs, log=lines.append)
+    assert policy_of(config, runs) == runs / "imitation" / "tiny_bc"
+    assert load_policy(made)[1]["provenance"]["config"]["games"] == 6
+    assert any("cloning mampfos/heuristic" in line for line in lines)
+    stamp = (runs / "imitation" / "tiny_bc.npz").stat().st_mtime_ns
+    lines.clear()
+    assert ensure_clone(config, runs, log=lines.append) == runs / "imitation" / "tiny_bc"
+    assert (runs / "imitation" / "tiny_bc.npz").stat().st_mtime_ns == stamp
+    assert lines == [f"warm start: the clone at {runs / 'imitation' / 'tiny_bc'} (made by "
+                     f"{config})"]
+    config.write_text(CLONE_YAML.replace("games: 6", "games: 9"))  # another recipe: made again
+    lines.clear()
+    ensure_clone(config, runs, log=lines.append)
+    assert load_policy(runs / "imitation" / "tiny_bc")[1]["provenance"]["config"]["games"] == 9
+    assert any("cloning" in line for line in lines)
+
+
+def test_the_trainer_makes_the_clone_its_config_names_and_starts_from_it(tmp_path):
+    from loco_envs.train.ppo import train
+
+    config = tmp_path / "tiny_bc.yaml"
+    config.write_text(CLONE_YAML)
+    args = _ppo_args(config, tmp_path / "runs", learning_rate=1e-12, anneal_lr=False)
+    args.validate()
+    result = train(args)
+    clone, _ = load_policy(tmp_path / "runs" / "imitation" / "tiny_bc")
+    trained, doc = load_policy(result.checkpoint.with_suffix(".npz"))
+    obs = np.random.default_rng(0).integers(0, 5, (6, clone.observation_size)).astype(np.float32)
+    np.testing.assert_allclose(trained.logits(obs), clone.logits(obs), atol=1e-3)
+    assert doc["provenance"]["config"]["init_policy"] == str(config)
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    ({"net_arch": [64, 64]}, "init_policy.*tiny_bc.yaml has layer_sizes"),
+    ({"num_players": 2, "eval_games": 4}, "init_policy.*num_players"),
+    ({"obs_transform": "none"}, "init_policy.*obs_transform"),
+])
+def test_a_clone_config_that_does_not_fit_the_run_is_refused_naming_what_differs(tmp_path, change,
+                                                                                match):
+    config = tmp_path / "tiny_bc.yaml"
+    config.write_text(CLONE_YAML)
+    args = _ppo_args(config, tmp_path / "runs", **change)
+    with pytest.raises(ValueError, match=match):
+        args.validate()
+    assert not (tmp_path / "runs").exists()  # refused before anything was made
+
+
+def test_a_bad_or_missing_clone_config_is_refused_naming_init_policy_and_its_key(tmp_path):
+    config = tmp_path / "tiny_bc.yaml"
+    config.write_text(CLONE_YAML.replace("games: 6", "games: 0"))
+    with pytest.raises(ValueError, match="init_policy.*'games' must be >= 1"):
+        _ppo_args(config, tmp_path).validate()
+    with pytest.raises(ValueError, match="init_policy.*does not exist"):
+        _ppo_args(tmp_path / "missing.yaml", tmp_path).validate()
+
+
+def test_a_clone_config_named_in_a_config_file_is_found_beside_that_file(tmp_path):
+    from loco_envs.train.ppo import parse_args
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "tiny_bc.yaml").write_text(CLONE_YAML)
+    (tmp_path / "sub" / "run.yaml").write_text(
+        "env_id: mampfos_v0\nnum_players: 3\nnet_arch: [32, 32]\ninit_policy: tiny_bc.yaml\n"
+        "eval_opponents: [random]\neval_games: 3\nfinal_eval_games: 3\n")
+    args = parse_args([str(tmp_path / "sub" / "run.yaml")])
+    assert args.init_policy == str(tmp_path / "sub" / "tiny_bc.yaml")
