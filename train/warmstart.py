@@ -110,7 +110,9 @@ def ensure_clone(config: str | Path, runs_dir: str | Path, log: Any = print) -> 
     """The clone the imitation config at ``config`` makes: made now, unless one is there.
 
     A policy at the clone's path is reused only when its provenance records this config, key
-    for key, and its value network is beside it; anything else there is overwritten.
+    for key, and its value network is beside it; anything else there is overwritten. The clone
+    has its config's own seed, so the runs of every PPO seed start from the same one; two runs
+    that make it at the same moment write the same files (a clone is a function of its config).
     """
     from loco_envs.train.imitation import run
 
