@@ -234,7 +234,13 @@ class NumpyPolicy:
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         """Unmasked action logits of one raw observation (or a batch of them, ``[N, D]``)."""
-        x = inputs = transform_observation(obs, self.obs_transform)
+        return self.logits_of_inputs(transform_observation(obs, self.obs_transform))
+
+    def logits_of_inputs(self, inputs: np.ndarray) -> np.ndarray:
+        """:meth:`logits` from the network's input, ``transform_observation(obs,
+        self.obs_transform)``: a caller deciding for several policies with one transform (the
+        self-play env's snapshots) computes it once, which pays with action features."""
+        x = inputs
         act = _ACTIVATIONS[self.activation]
         for weight, bias in self.hidden:
             x = act(x @ weight.T + bias)
@@ -256,12 +262,13 @@ class NumpyPolicy:
         return int(np.argmax(_perturbed(logits, rng, temperature)))
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator,
-                  temperature: float = 1.0) -> np.ndarray:
+                  temperature: float = 1.0, inputs: np.ndarray | None = None) -> np.ndarray:
         """One action per row of ``obs`` ``[N, D]`` / ``masks`` ``[N, A]``, in one forward pass.
 
         Sampling draws ``rng.random((N, A))``: the same numbers, in the same order, as N calls
         of :meth:`act_observation` with that ``rng``, so batching a game's opponents does not
-        change which moves they make.
+        change which moves they make. ``inputs``, when given, are the rows of ``obs`` already
+        transformed (:meth:`logits_of_inputs`).
         """
         obs = np.asarray(obs, np.float32)
         legal = np.asarray(masks, bool)
@@ -275,7 +282,8 @@ class NumpyPolicy:
         if empty.size:
             raise ValueError(f"act_batch: the action mask of row {int(empty[0])} has no legal "
                              "action")
-        logits = np.where(legal, self.logits(obs).astype(np.float64), -np.inf)
+        raw = self.logits(obs) if inputs is None else self.logits_of_inputs(inputs)
+        logits = np.where(legal, raw.astype(np.float64), -np.inf)
         return np.argmax(_perturbed(logits, rng, temperature),
                          axis=1).astype(np.int64)
 

@@ -6,7 +6,8 @@ episode) and an opponent code for every other seat, drawn per episode from the
 all games), the opponents play until the learner is to act again in every game: per round, the
 games where a bot is to act let the vector env's own bots choose (in the worker processes with
 the shared-memory backend), and the games where a frozen snapshot is to act get their actions
-from **one forward pass per snapshot** over all of them (``NumpyPolicy.act_batch``); games where
+from **one forward pass per snapshot** over all of them (``NumpyPolicy.act_batch``, their
+observations transformed once for all snapshots); games where
 the learner waits are skipped (action ``-1``).
 
 What SB3 sees, per game: the learner's observation (``obs_transform`` applied), the learner's
@@ -163,12 +164,26 @@ class SelfPlayVecEnv(VecEnv):
             codes = who[waiting]
             by_bot = waiting[codes < n_bots]
             bots[by_bot] = who[by_bot]
-            for code in np.unique(codes[codes >= n_bots]).tolist():
-                games = waiting[codes == code]
-                actions[games] = self.pool.policy(code).act_batch(vec.obs[games],
-                                                                  vec.masks[games], self.rng)
+            self._play_snapshots(waiting[codes >= n_bots], codes[codes >= n_bots], actions)
             vec.step(actions, bots)
             self._collect_ends(waiting, rewards, dones, infos, counting)
+
+    def _play_snapshots(self, games: np.ndarray, codes: np.ndarray, actions: np.ndarray) -> None:
+        """Actions of the snapshots to act in ``games``: one forward pass per snapshot.
+
+        Their inputs are transformed once for all of them (the snapshots are the learner's, with
+        its ``obs_transform``): with action features the transform costs more than a forward.
+        """
+        if games.size == 0:
+            return
+        vec = self.vec
+        inputs = transform_observation(vec.obs[games], self.obs_transform)
+        for code in np.unique(codes).tolist():
+            rows = np.flatnonzero(codes == code)
+            policy = self.pool.policy(code)
+            shared = inputs[rows] if policy.obs_transform == self.obs_transform else None
+            actions[games[rows]] = policy.act_batch(vec.obs[games[rows]], vec.masks[games[rows]],
+                                                    self.rng, inputs=shared)
 
     def _collect_ends(self, games: np.ndarray, rewards, dones, infos,
                       counting: np.ndarray) -> None:

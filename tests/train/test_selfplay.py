@@ -86,7 +86,7 @@ def test_each_snapshot_decides_for_all_its_games_in_one_forward_pass() -> None:
     calls = []
 
     class Spy(NumpyPolicy):
-        def act_batch(self, obs, masks, rng, temperature=1.0):  # noqa: ANN001
+        def act_batch(self, obs, masks, rng, temperature=1.0, inputs=None):  # noqa: ANN001
             who = env.opponents[np.arange(env.num_envs), env.vec.seats]
             games = np.flatnonzero(who == self.code)
             calls.append((self.code, len(obs)))
@@ -94,7 +94,8 @@ def test_each_snapshot_decides_for_all_its_games_in_one_forward_pass() -> None:
             for row, i in zip(obs, games, strict=True):
                 raw = env.vec.game_env(int(i))
                 np.testing.assert_array_equal(row, raw.observe(raw.agent_selection)["observation"])
-            return super().act_batch(obs, masks, rng, temperature)
+            np.testing.assert_array_equal(inputs, np.log1p(obs))  # the transform, shared
+            return super().act_batch(obs, masks, rng, temperature, inputs)
 
     base = random_policy(env)
     codes = set()
@@ -111,6 +112,41 @@ def test_each_snapshot_decides_for_all_its_games_in_one_forward_pass() -> None:
     assert {code for code, _ in calls} == codes
     assert max(size for _, size in calls) > 1  # several games in one pass
     env.close()
+
+
+def test_snapshots_share_one_transform_a_round_and_play_the_moves_they_would_alone(
+        monkeypatch) -> None:
+    transform = "log1p+loco_actions"  # the costly transform: LOCO's action features
+
+    def trace(alone: bool) -> list[np.ndarray]:
+        env = make("loco_v0", 2, n=12, mix={"random": 1.0, "snapshot": 2.0},
+                   obs_transform=transform)
+        for seed in (0, 1, 2):
+            policy = random_policy(env, seed)
+            policy.obs_transform = transform
+            env.add_snapshot(policy)
+        if alone:  # the reference: every snapshot transforms its own rows
+            def play(games, codes, actions):  # noqa: ANN001
+                for code in np.unique(codes).tolist():
+                    mine = games[codes == code]
+                    actions[mine] = env.pool.policy(code).act_batch(
+                        env.vec.obs[mine], env.vec.masks[mine], env.rng)
+            monkeypatch.setattr(env, "_play_snapshots", play)
+        rng = np.random.default_rng(5)
+        out = [env.reset()]
+        for _ in range(25):
+            env.step_async(random_actions(env, rng))
+            obs, rewards, dones, _ = env.step_wait()
+            out += [obs, rewards, dones, env.opponents.copy()]
+        env.close()
+        return out
+
+    reference = trace(alone=True)
+    with monkeypatch.context() as patch:  # no snapshot transforms its rows itself any more
+        patch.setattr(NumpyPolicy, "logits", lambda *_: pytest.fail("a snapshot's own transform"))
+        shared = trace(alone=False)
+    for a, b in zip(shared, reference, strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_same_seed_same_run_with_either_backend() -> None:
