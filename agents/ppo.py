@@ -282,6 +282,10 @@ class NumpyPolicy:
         if empty.size:
             raise ValueError(f"act_batch: the action mask of row {int(empty[0])} has no legal "
                              "action")
+        if inputs is not None and (inputs.ndim != 2 or inputs.shape[0] != obs.shape[0]
+                                   or inputs.shape[1] != self.input_size):
+            raise ValueError(f"act_batch: inputs {inputs.shape}, the policy takes "
+                             f"[{obs.shape[0]}, {self.input_size}] (the rows of obs transformed)")
         raw = self.logits(obs) if inputs is None else self.logits_of_inputs(inputs)
         logits = np.where(legal, raw.astype(np.float64), -np.inf)
         return np.argmax(_perturbed(logits, rng, temperature),

@@ -40,6 +40,7 @@ the games).
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import multiprocessing
 import os
@@ -56,15 +57,18 @@ import loco_envs
 from loco_envs import agents
 from loco_envs.agents.ppo import (
     NumpyPolicy,
+    atomic_write_bytes,
     check_feature_shortcut,
     check_transform,
     expand_shortcut,
     linear_arrays,
+    policy_paths,
     save_policy,
     transform_extra_size,
     transform_observation,
 )
 from loco_envs.train.config import field_docs, load_config, parse_overrides
+from loco_envs.train.warmstart import value_path
 
 __all__ = ["BCArgs", "Dataset", "collect", "fit", "main", "run"]
 
@@ -383,8 +387,10 @@ def save_value(path: Path, value: Any) -> Path:
     for i, (weight, bias) in enumerate(layers[:-1]):
         arrays[f"hidden_{i}_weight"], arrays[f"hidden_{i}_bias"] = weight, bias
     arrays["value_weight"], arrays["value_bias"] = layers[-1]
-    out = path.with_name(path.name + ".value.npz")
-    np.savez(out, **arrays)
+    out = value_path(path)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    atomic_write_bytes(out, buffer.getvalue())  # a run reading it meanwhile sees a whole file
     return out
 
 
@@ -418,7 +424,8 @@ def run(args: BCArgs, log: Any = print) -> Path:
 
     torch.set_num_threads(args.torch_threads)
     start = time.perf_counter()
-    out = Path(args.out or f"runs/imitation/{args.exp_name or 'bc'}")
+    out = policy_paths(args.out or f"runs/imitation/{args.exp_name or 'bc'}")[0].with_suffix("")
+    args.out = str(out)  # recorded as written: the trainer's init_policy reuses it by its config
     log(f"collecting {args.games} games of {args.teacher} against {args.opponent_mix}")
     data = collect_round(args, 0, args.games)
     log(f"{len(data)} decisions in {time.perf_counter() - start:.0f} s; fitting")

@@ -48,6 +48,7 @@ from loco_envs.agents.ppo import (
     atomic_write_bytes,
     check_feature_shortcut,
     check_transform,
+    load_policy,
     save_policy,
     transform_extra_size,
 )
@@ -64,6 +65,7 @@ from loco_envs.train.pool import check_mix
 from loco_envs.train.warmstart import (
     check_clone_config,
     check_compatible,
+    clone_record,
     ensure_clone,
     is_clone_config,
     warm_start,
@@ -253,7 +255,11 @@ class Args:
                                self.net_arch, self.activation, self.obs_transform,
                                self.feature_shortcut)
         elif self.init_policy:
-            if not Path(f"{Path(self.init_policy).with_suffix('')}.json").exists():
+            try:
+                found = Path(f"{Path(self.init_policy).with_suffix('')}.json").exists()
+            except OSError as exc:  # e.g. a name too long for the file system
+                raise ValueError(f"config key 'init_policy': {exc.strerror or exc}") from None
+            if not found:
                 raise ValueError(
                     f"config key 'init_policy': no policy at {self.init_policy} (a full config's "
                     f"warm start is made first by python -m train.imitation "
@@ -360,17 +366,21 @@ def run_name(args: Args) -> str:
 class Checkpointer:
     """Writes the run's checkpoints: the actor as a data-only policy, the pool, the SB3 zip."""
 
-    def __init__(self, args: Args, run_dir: Path, snapshots: list[NumpyPolicy]):
+    def __init__(self, args: Args, run_dir: Path, snapshots: list[NumpyPolicy],
+                 warm_start: dict[str, Any] | None = None):
         self.args = args
         self.run_dir = run_dir
         self.snapshots = snapshots
+        self.warm_start = warm_start  # train.warmstart.clone_record of the policy started from
 
     def policy(self, model: Any) -> NumpyPolicy:
         return NumpyPolicy.from_sb3(model.policy, self.args.obs_transform)
 
     def meta(self, model: Any, evaluation: EvalResult | None = None) -> dict[str, Any]:
         return {"env_id": self.args.env_id, "env_options": self.args.env_kwargs,
-                "config": dataclasses.asdict(self.args), "seed": self.args.seed,
+                "config": {**dataclasses.asdict(self.args),
+                           **({"warm_start": self.warm_start} if self.warm_start else {})},
+                "seed": self.args.seed,
                 "decisions": int(model.num_timesteps),
                 "evaluation": None if evaluation is None else evaluation.summary()}
 
@@ -535,13 +545,17 @@ def train(args: Args) -> TrainResult:
     from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule, set_random_seed
     from torch.utils.tensorboard import SummaryWriter
 
-    start = time.perf_counter()
     resume_zip = latest_checkpoint(args.resume) if args.resume else None
-    init_policy = None  # made before anything else: the clone sets its own torch threads
+    init_policy, warm_record = None, None  # the clone first: it sets its own torch threads
     if args.init_policy and resume_zip is None:
         init_policy = (ensure_clone(args.init_policy, args.runs_dir,
                                     log=lambda line: print(line, file=sys.stderr))
                        if is_clone_config(args.init_policy) else args.init_policy)
+        warm_record = clone_record(init_policy)
+    elif resume_zip is not None:
+        _, doc = load_policy(checkpoint_files(resume_zip)["policy"])
+        warm_record = doc["provenance"].get("config", {}).get("warm_start")
+    start = time.perf_counter()  # train_seconds: the clone's time is its own (it logs it)
     torch.set_num_threads(args.torch_threads)
     torch.backends.cudnn.deterministic = args.torch_deterministic
     set_random_seed(args.seed)
@@ -576,7 +590,7 @@ def train(args: Args) -> TrainResult:
         if init_policy is not None:
             warm_start(model, init_policy)
     model.set_logger(tensorboard_logger(writer))
-    checkpointer = Checkpointer(args, run_dir, snapshots)
+    checkpointer = Checkpointer(args, run_dir, snapshots, warm_record)
     curve = Curve(args, run_dir)
     callback = _make_callback(args, writer, checkpointer, updates_done, curve)
     stop = f", stopping at {args.stop_at_decisions}" if args.stop_at_decisions else ""

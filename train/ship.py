@@ -24,7 +24,7 @@ from typing import Any
 
 from loco_envs import agents
 from loco_envs.agents.ppo import load_policy, policy_paths, save_policy
-from loco_envs.train.warmstart import policy_of
+from loco_envs.train.warmstart import clone_record, policy_of
 
 __all__ = ["evaluate_spec", "main", "ship"]
 
@@ -80,13 +80,14 @@ def ship(source: str | Path, spec: str, opponents: Sequence[str], games: int, se
     policy, doc = load_policy(src_npz)
     if doc["env_id"].removesuffix("_v0") != spec.split("/")[0]:
         raise ValueError(f"{source} plays {doc['env_id']}, not the game of {spec}")
+    prov = doc["provenance"]
+    config = with_method(dict(prov.get("config") or {}))  # before anything is copied
     dest = agents.PRETRAINED_DIR / agents.PRETRAINED[spec]
     dest_npz, dest_json = policy_paths(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src_npz, dest_npz)
     shutil.copyfile(src_json, dest_json)
     options = {k: v for k, v in doc["env_options"].items() if k != "num_players"}
-    prov = doc["provenance"]
     if keep_evaluation:
         evaluation = prov.get("evaluation")
         if agents.PRETRAINED_TEMPERATURE[spec] != 1 or not evaluation:
@@ -96,7 +97,6 @@ def ship(source: str | Path, spec: str, opponents: Sequence[str], games: int, se
     else:
         evaluation = evaluate_spec(spec, doc["env_id"], doc["env_options"]["num_players"],
                                    opponents, games, seed, options, workers)
-    config = with_method(dict(prov.get("config") or {}))
     config["shipped_from"] = str(source)
     meta = {"env_id": doc["env_id"], "env_options": doc["env_options"], "config": config,
             "seed": prov.get("seed"), "decisions": prov.get("decisions"),
@@ -112,13 +112,14 @@ def with_method(config: dict[str, Any]) -> dict[str, Any]:
     init = config.get("init_policy")
     if not init:
         return {"method": "self-play PPO (python -m train)", **config}
-    _, doc = load_policy(policy_of(init, config.get("runs_dir", "runs")))
-    start = doc["provenance"]
-    return {"method": "behaviour cloning (python -m train.imitation), then self-play PPO "
-                      "(python -m train) from it",
-            **config,
-            "warm_start": {"config": start.get("config"), "seed": start.get("seed"),
-                           "decisions": start.get("decisions")}}
+    method = ("behaviour cloning (python -m train.imitation), then self-play PPO (python -m "
+              "train) from it")
+    if "warm_start" in config:  # recorded by the trainer when the run started
+        return {"method": method, **config}
+    # a run of a trainer before that record: the clone as it is now
+    start = clone_record(policy_of(init, config.get("runs_dir", "runs")))
+    return {"method": method, **config, "warm_start": {k: v for k, v in start.items()
+                                                       if k != "policy"}}
 
 
 def _table_of(evaluation: dict[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,8 @@ import numpy as np
 from loco_envs.agents.ppo import load_policy, policy_paths, shortcut_scores
 
 __all__ = ["CLONE_CONFIG_SUFFIXES", "check_clone_config", "check_compatible", "clone_args",
-           "ensure_clone", "is_clone_config", "policy_of", "value_path", "warm_start"]
+           "clone_record", "ensure_clone", "is_clone_config", "policy_of", "value_path",
+           "warm_start"]
 
 #: An ``init_policy`` with one of these suffixes is an imitation config, not a policy file.
 CLONE_CONFIG_SUFFIXES = (".yaml", ".yml")
@@ -80,10 +82,13 @@ def clone_args(config: str | Path, runs_dir: str | Path) -> Any:
     try:
         args = load_config(config, BCArgs)
         args.exp_name = args.exp_name or Path(config).stem
-        args.out = args.out or str(Path(runs_dir) / "imitation" / args.exp_name)
+        out = args.out or Path(runs_dir) / "imitation" / args.exp_name
+        args.out = str(policy_paths(out)[0].with_suffix(""))  # as train.imitation writes it
         args.validate()
     except ValueError as exc:
         raise ValueError(f"config key 'init_policy': {exc}") from None
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise ValueError(f"config key 'init_policy': {config}: {exc.strerror or exc}") from None
     return args
 
 
@@ -119,14 +124,28 @@ def ensure_clone(config: str | Path, runs_dir: str | Path, log: Any = print) -> 
     bc = clone_args(config, runs_dir)
     out = Path(bc.out)
     if _made_by(out, dataclasses.asdict(bc)):
-        log(f"warm start: the clone at {out} (made by {config})")
+        made = time.strftime("%Y-%m-%d %H:%M", time.localtime(policy_paths(out)[1].stat().st_mtime))
+        log(f"warm start: the clone at {out} (made by {config}, {made}; delete it to make it "
+            f"again, e.g. after the game's features changed)")
         return out
     log(f"warm start: cloning {bc.teacher} by {config} into {out}")
     return run(bc, log=log)
 
 
+def clone_record(path: str | Path) -> dict[str, Any]:
+    """What a run started from the policy at ``path`` records of it: its file and its own
+    provenance (config, seed, decisions), taken when the run starts, so that the recipe stays
+    true after the clone is made again."""
+    _, doc = load_policy(path)
+    start = doc.get("provenance", {})
+    return {"policy": str(path), "config": start.get("config"), "seed": start.get("seed"),
+            "decisions": start.get("decisions")}
+
+
 def _made_by(out: Path, config: dict[str, Any]) -> bool:
-    if not out.with_suffix(".json").is_file() or not value_path(out).is_file():
+    """Whether the clone at ``out`` was made by ``config``; its place (``out``) is not compared:
+    ``python -m train.imitation`` alone records where it wrote."""
+    if not policy_paths(out)[1].is_file() or not value_path(out).is_file():
         return False
     try:
         _, doc = load_policy(out)
@@ -134,7 +153,7 @@ def _made_by(out: Path, config: dict[str, Any]) -> bool:
         return False
     recorded = doc.get("provenance", {}).get("config", {})
     return all(recorded.get(key) == json.loads(json.dumps(value))
-               for key, value in config.items())
+               for key, value in config.items() if key != "out")
 
 
 def warm_start(model: Any, path: str | Path) -> bool:

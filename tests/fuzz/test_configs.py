@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -43,6 +44,10 @@ def args_class(name: str) -> type:
 
 def parse(name: str, path: Path, argv: list[str]):
     cls = args_class(name)
+    if cls.__name__ == "Args":  # the trainer's own parsing: a clone config beside the file
+        from loco_envs.train.ppo import parse_args
+
+        return parse_args([str(path), *argv])
     args = load_config(path, cls, parse_overrides(cls, argv))
     args.validate()
     return args
@@ -82,6 +87,9 @@ def config_property(name: str, data: st.DataObject) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / name
         path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        clone = yaml.safe_load((ROOT / "configs" / name).read_text()).get("init_policy", "")
+        if str(clone).endswith(".yaml"):  # the imitation config it names, beside it as shipped
+            shutil.copyfile(ROOT / "configs" / clone, Path(folder) / clone)
         with bounded():
             try:
                 parse(name, path, argv)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -201,8 +203,9 @@ def test_a_clone_config_is_made_into_the_runs_folder_then_reused_while_unchanged
     lines.clear()
     assert ensure_clone(config, runs, log=lines.append) == runs / "imitation" / "tiny_bc"
     assert (runs / "imitation" / "tiny_bc.npz").stat().st_mtime_ns == stamp
-    assert lines == [f"warm start: the clone at {runs / 'imitation' / 'tiny_bc'} (made by "
-                     f"{config})"]
+    assert len(lines) == 1
+    assert lines[0].startswith(f"warm start: the clone at {runs / 'imitation' / 'tiny_bc'} (made "
+                               f"by {config}, ")
     config.write_text(CLONE_YAML.replace("games: 6", "games: 9"))  # another recipe: made again
     lines.clear()
     ensure_clone(config, runs, log=lines.append)
@@ -222,7 +225,39 @@ def test_the_trainer_makes_the_clone_its_config_names_and_starts_from_it(tmp_pat
     trained, doc = load_policy(result.checkpoint.with_suffix(".npz"))
     obs = np.random.default_rng(0).integers(0, 5, (6, clone.observation_size)).astype(np.float32)
     np.testing.assert_allclose(trained.logits(obs), clone.logits(obs), atol=1e-3)
-    assert doc["provenance"]["config"]["init_policy"] == str(config)
+    recorded = doc["provenance"]["config"]
+    assert recorded["init_policy"] == str(config)
+    # the clone's recipe is recorded when the run starts: true even after the clone is remade
+    assert recorded["warm_start"]["config"]["games"] == 6
+    config.write_text(CLONE_YAML.replace("games: 6", "games: 9"))
+    from loco_envs.train.ship import with_method
+
+    assert with_method(dict(recorded))["warm_start"]["config"]["games"] == 6
+
+
+def test_a_clone_made_alone_by_train_imitation_is_the_one_the_trainer_reuses(tmp_path,
+                                                                          monkeypatch):
+    from loco_envs.train.warmstart import ensure_clone
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tiny_bc.yaml").write_text(CLONE_YAML)
+    assert main(["tiny_bc.yaml"]) == 0  # writes runs/imitation/tiny_bc, as its comment says
+    lines: list[str] = []
+    assert ensure_clone("tiny_bc.yaml", "runs", log=lines.append) == Path("runs/imitation/tiny_bc")
+    assert len(lines) == 1 and "warm start: the clone at" in lines[0]
+
+
+def test_a_clone_out_with_a_suffix_or_a_dot_is_written_and_reused_by_its_name(tmp_path):
+    from loco_envs.train.warmstart import ensure_clone, value_path
+
+    config = tmp_path / "tiny_bc.yaml"
+    config.write_text(CLONE_YAML + f"out: {tmp_path / 'clone.v2.npz'}\n")
+    ensure_clone(config, tmp_path, log=lambda *_: None)
+    assert (tmp_path / "clone.v2.npz").is_file() and (tmp_path / "clone.v2.value.npz").is_file()
+    assert value_path(tmp_path / "clone.v2") == tmp_path / "clone.v2.value.npz"
+    lines: list[str] = []
+    ensure_clone(config, tmp_path, log=lines.append)
+    assert len(lines) == 1 and "the clone at" in lines[0]
 
 
 @pytest.mark.parametrize(("change", "match"), [

@@ -203,3 +203,16 @@ def test_pool_keeps_old_snapshots_that_games_still_play() -> None:
         pool.policy(second)
     codes = pool.sample(np.random.default_rng(0), 200)
     assert set(codes.tolist()) <= {0, first + 2}
+
+
+def test_act_batch_refuses_inputs_that_are_not_the_rows_transformed() -> None:
+    env = make("moco_v0", 2, n=4)
+    policy = random_policy(env)
+    env.reset()
+    obs, masks = env.vec.obs[:3], env.vec.masks[:3]
+    rng = np.random.default_rng(0)
+    policy.act_batch(obs, masks, rng, inputs=np.log1p(obs))
+    for bad in (np.log1p(obs[:2]), np.log1p(obs)[:, :-1]):
+        with pytest.raises(ValueError, match="inputs"):
+            policy.act_batch(obs, masks, rng, inputs=bad)
+    env.close()
