@@ -70,7 +70,7 @@ from loco_envs.agents.ppo import (
 from loco_envs.train.config import field_docs, load_config, parse_overrides
 from loco_envs.train.warmstart import value_path
 
-__all__ = ["BCArgs", "Dataset", "collect", "fit", "main", "run"]
+__all__ = ["BCArgs", "Dataset", "collect", "fit", "main", "output_path", "run"]
 
 #: The opponent-mix key meaning the teacher bot itself.
 TEACHER = "teacher"
@@ -417,6 +417,12 @@ def evaluation_table(args: BCArgs, policy_path: Path) -> dict[str, Any]:
     }
 
 
+def output_path(args: BCArgs) -> Path:
+    """Where :func:`run` writes the clone (``<it>.npz``, ``.json``, ``.value.npz``): ``out``
+    less any ``.npz``/``.json``, or ``runs/imitation/<exp_name>``."""
+    return policy_paths(args.out or f"runs/imitation/{args.exp_name or 'bc'}")[0].with_suffix("")
+
+
 def run(args: BCArgs, log: Any = print) -> Path:
     """Collect, fit, DAgger, save and evaluate as ``args`` says; return the ``.npz`` path."""
     args.validate()
@@ -424,7 +430,7 @@ def run(args: BCArgs, log: Any = print) -> Path:
 
     torch.set_num_threads(args.torch_threads)
     start = time.perf_counter()
-    out = policy_paths(args.out or f"runs/imitation/{args.exp_name or 'bc'}")[0].with_suffix("")
+    out = output_path(args)
     args.out = str(out)  # recorded as written: the trainer's init_policy reuses it by its config
     log(f"collecting {args.games} games of {args.teacher} against {args.opponent_mix}")
     data = collect_round(args, 0, args.games)

@@ -180,10 +180,10 @@ class SelfPlayVecEnv(VecEnv):
         inputs = transform_observation(vec.obs[games], self.obs_transform)
         for code in np.unique(codes).tolist():
             rows = np.flatnonzero(codes == code)
-            policy = self.pool.policy(code)
+            mine, policy = games[rows], self.pool.policy(code)
             shared = inputs[rows] if policy.obs_transform == self.obs_transform else None
-            actions[games[rows]] = policy.act_batch(vec.obs[games[rows]], vec.masks[games[rows]],
-                                                    self.rng, inputs=shared)
+            actions[mine] = policy.act_batch(vec.obs[mine], vec.masks[mine], self.rng,
+                                             inputs=shared)
 
     def _collect_ends(self, games: np.ndarray, rewards, dones, infos,
                       counting: np.ndarray) -> None:

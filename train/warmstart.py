@@ -77,13 +77,13 @@ def is_clone_config(init_policy: str | Path) -> bool:
 def clone_args(config: str | Path, runs_dir: str | Path) -> Any:
     """The imitation config at ``config`` (``BCArgs``, validated), its ``out`` filled in."""
     from loco_envs.train.config import load_config
-    from loco_envs.train.imitation import BCArgs
+    from loco_envs.train.imitation import BCArgs, output_path
 
     try:
         args = load_config(config, BCArgs)
         args.exp_name = args.exp_name or Path(config).stem
-        out = args.out or Path(runs_dir) / "imitation" / args.exp_name
-        args.out = str(policy_paths(out)[0].with_suffix(""))  # as train.imitation writes it
+        args.out = args.out or str(Path(runs_dir) / "imitation" / args.exp_name)
+        args.out = str(output_path(args))  # as train.imitation writes it
         args.validate()
     except ValueError as exc:
         raise ValueError(f"config key 'init_policy': {exc}") from None
