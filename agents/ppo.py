@@ -215,15 +215,16 @@ class NumpyPolicy:
             raise ValueError(f"only flat observations are supported, got {type(extractor)}")
         hidden: list[tuple[np.ndarray, np.ndarray]] = []
         activation = None
-        names = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+        names = {nn.Tanh: "tanh", nn.ReLU: "relu"}  # or subclasses (train.networks.Tanh)
         scores = getattr(policy.mlp_extractor, "scores", None)
         for module in policy.mlp_extractor.policy_net:
+            name = next((n for kind, n in names.items() if isinstance(module, kind)), None)
             if isinstance(module, nn.Linear):
                 hidden.append(linear_arrays(module))
-            elif type(module) in names:
-                if activation not in (None, names[type(module)]):
+            elif name is not None:
+                if activation not in (None, name):
                     raise ValueError("mixed activations are not supported")
-                activation = names[type(module)]
+                activation = name
             else:
                 raise ValueError(f"unsupported layer in the policy network: {module}")
         weight, bias = linear_arrays(policy.action_net)

@@ -303,9 +303,9 @@ def build_networks(obs_size: int, num_actions: int, net_arch: Sequence[int], act
     actor with a feature shortcut of width ``shortcut``, :mod:`train.networks`)."""
     import torch.nn as nn
 
-    from loco_envs.train.networks import build_actor
+    from loco_envs.train.networks import Tanh, build_actor
 
-    act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
+    act = {"tanh": Tanh, "relu": nn.ReLU}[activation]
 
     def mlp(out: int) -> nn.Sequential:
         layers, width = [], obs_size

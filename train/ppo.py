@@ -520,15 +520,15 @@ def _run_dir(args: Args, resume_zip: Path | None) -> Path:
 
 def policy_network(args: Args) -> tuple[Any, dict[str, Any]]:
     """The SB3 policy class and its ``policy_kwargs`` for ``args``: separate actor and value
-    MLPs, the actor with a feature shortcut when asked, and the fast masked distribution
-    (:mod:`train.networks`)."""
+    MLPs, the actor with a feature shortcut when asked, the fast masked distribution and
+    ``tanh`` (:mod:`train.networks`)."""
     import torch
 
-    from loco_envs.train.networks import MaskedMlpPolicy, ShortcutPolicy
+    from loco_envs.train.networks import MaskedMlpPolicy, ShortcutPolicy, Tanh
 
     kwargs: dict[str, Any] = dict(
         net_arch=dict(pi=list(args.net_arch), vf=list(args.net_arch)),
-        activation_fn={"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[args.activation],
+        activation_fn={"tanh": Tanh, "relu": torch.nn.ReLU}[args.activation],
         # SB3's Adam (its eps), fused: one kernel for all parameters, 0.4 ms a step here
         # against 1.5 ms for torch's per-tensor loop on CPU
         optimizer_kwargs=dict(eps=1e-5, fused=True))

@@ -1,6 +1,6 @@
 """The trainer's masked action distribution (train/networks.py, ``MaskedCategorical``): the
 probabilities, log-probabilities, entropy and gradients of sb3-contrib's ``MaskableCategorical``
-without exponentials of masked logits."""
+over the legal logits only, sampled by inverse CDF; and the trainer's ``Tanh``."""
 
 from __future__ import annotations
 
@@ -42,15 +42,21 @@ def test_it_gives_sb3_contribs_values_and_gradients(scale, legal_share):
     assert torch.allclose(ours.entropy(), theirs.entropy(), rtol=1e-5, atol=1e-5)
     assert (ours.logits[~legal] == ILLEGAL_LOG_PROB).all()
 
-    def gradient(dist):
-        loss = -dist.log_prob(chosen).sum() - 0.01 * dist.entropy().sum()
-        return torch.autograd.grad(loss, logits)[0]
-
-    ours_grad, theirs_grad = gradient(ours), gradient(theirs)
-    assert torch.allclose(ours_grad[legal], theirs_grad[legal], rtol=1e-4, atol=1e-5)
-    # an illegal action's logit gets no gradient at all (sb3-contrib's gets rounding noise)
-    assert (ours_grad[~legal] == 0).all()
-    assert (theirs_grad[~legal].abs() < 1e-5).all()
+    weights = torch.randn(242)
+    losses = {  # PPO's loss, and each output's gradient on its own
+        "ppo": lambda d: -d.log_prob(chosen).sum() - 0.01 * d.entropy().sum(),
+        "log_prob": lambda d: d.log_prob(chosen).sum(),
+        "entropy": lambda d: d.entropy().sum(),
+        "probs": lambda d: (d.probs * weights).sum(),
+    }
+    for name, loss in losses.items():
+        ours_grad = torch.autograd.grad(loss(MaskedCategorical(logits, legal)), logits)[0]
+        theirs_grad = torch.autograd.grad(loss(MaskableCategorical(logits=logits, masks=legal)),
+                                          logits)[0]
+        assert torch.allclose(ours_grad[legal], theirs_grad[legal], rtol=1e-4, atol=1e-5), name
+        # an illegal action's logit gets no gradient at all (sb3-contrib's gets rounding noise)
+        assert (ours_grad[~legal] == 0).all(), name
+        assert (theirs_grad[~legal].abs() < 1e-5).all(), name
 
 
 def test_unmasking_restores_the_unmasked_distribution():
@@ -67,17 +73,86 @@ def test_unmasking_restores_the_unmasked_distribution():
                           atol=1e-6)
 
 
-def test_it_samples_sb3_contribs_actions_from_the_same_generator():
-    """Same probabilities to rounding, same ``torch.multinomial`` draw: the same actions (what
-    keeps a training run within rounding of sb3-contrib's)."""
-    logits, legal, _ = _batch(512, 242, 3.0, 0.05, seed=4)
-    draws = []
-    for dist in (MaskedCategorical(logits, legal), MaskableCategorical(logits=logits,
-                                                                      masks=legal)):
-        torch.manual_seed(11)
-        draws.append(torch.stack([dist.sample() for _ in range(20)]))
-    assert torch.equal(draws[0], draws[1])
-    assert legal.gather(1, draws[0].T).all()
+@pytest.mark.parametrize("masks_as", ["torch bool", "torch float", "numpy bool", "numpy float"])
+def test_every_form_of_masks_gives_the_same_distribution(masks_as):
+    """SB3 hands the masks as numpy bools (collection) or float tensors (its rollout buffer)."""
+    logits, legal, chosen = _batch(64, 30, 2.0, 0.2, seed=2)
+    masks = {"torch bool": legal, "torch float": legal.float(), "numpy bool": legal.numpy(),
+             "numpy float": legal.numpy().astype(np.float32)}[masks_as]
+    dist, base = MaskedCategorical(logits, masks), MaskedCategorical(logits, legal)
+    assert dist.masks.dtype == torch.bool and torch.equal(dist.masks, legal)
+    assert torch.equal(dist.probs, base.probs) and torch.equal(dist.log_prob(chosen),
+                                                               base.log_prob(chosen))
+
+
+def test_sampling_draws_legal_actions_at_their_probabilities():
+    logits, legal, _ = _batch(4, 9, 1.5, 0.5, seed=3)
+    dist = MaskedCategorical(logits, legal)
+    torch.manual_seed(5)
+    draws = torch.stack([dist.sample() for _ in range(20_000)])  # (20000, 4)
+    counts = torch.stack([torch.bincount(draws[:, row], minlength=9) for row in range(4)])
+    assert (counts[~legal] == 0).all()
+    frequencies = counts / 20_000
+    # 4 standard errors of a frequency of 20,000 draws at most 0.0071
+    assert torch.allclose(frequencies, dist.probs.detach(), atol=0.015)
+
+
+def test_sampling_is_reproducible_under_torchs_seed_and_keeps_the_batch_shape():
+    logits, legal, _ = _batch(32, 242, 3.0, 0.05, seed=4)
+    dist = MaskedCategorical(logits, legal)
+    torch.manual_seed(11)
+    first = dist.sample()
+    torch.manual_seed(11)
+    assert torch.equal(dist.sample(), first) and first.shape == (32,)
+    assert first.dtype == torch.int64 and legal.gather(1, first[:, None]).all()
+    assert dist.sample(torch.Size([3])).shape == (3, 32)  # torch.multinomial's path
+    single = MaskedCategorical(logits[0], legal[0])
+    assert single.sample().shape == () and legal[0, single.sample()]
+
+
+# torch.rand's two extremes, and 1.0 (u * total rounded up to the total: the clamp below it)
+@pytest.mark.parametrize("uniform", [0.0, 1.0 - 2.0**-24, 1.0])
+def test_a_draw_at_either_end_of_the_unit_interval_is_still_a_legal_action(monkeypatch, uniform):
+    logits, legal, _ = _batch(64, 242, 30.0, 0.02, seed=6)
+    legal[:, -1] = False  # the last action illegal everywhere: the draw must not run past
+    legal[:, 0] = False
+    legal[torch.arange(64), torch.randint(1, 241, (64,))] = True
+    dist = MaskedCategorical(logits, legal)
+    monkeypatch.setattr(torch, "rand", lambda shape, **kwargs: torch.full(shape, uniform,
+                                                                        **kwargs))
+    drawn = dist.sample()
+    assert legal.gather(1, drawn[:, None]).all()
+    probs = dist.probs.detach()
+    if uniform:  # the action where the cumulative probability reaches its top
+        cdf = probs.cumsum(1)
+        top = cdf[:, -1:]
+        assert (cdf.gather(1, drawn[:, None]) == top).all()
+        assert (cdf.gather(1, drawn[:, None] - 1) < top).all()
+    else:  # the first action of positive probability
+        assert torch.equal(drawn, torch.where(probs > 0, torch.arange(242), 242).amin(1))
+
+
+def test_tanh_is_torchs_tanh_with_its_gradient():
+    from torch import nn
+
+    from loco_envs.train.networks import Tanh
+
+    module = Tanh()
+    assert isinstance(module, nn.Tanh)
+    x = (torch.randn(64, 40) * 3).requires_grad_()
+    ours, theirs = module(x), torch.tanh(x)
+    assert torch.allclose(ours, theirs, rtol=0, atol=3e-7) and ours.dtype == torch.float32
+    grad = torch.randn(64, 40)
+    (ours_grad,) = torch.autograd.grad(ours, x, grad)
+    (theirs_grad,) = torch.autograd.grad(theirs, x, grad)
+    assert torch.allclose(ours_grad, theirs_grad, rtol=0, atol=1e-6)
+    double = torch.randn(5, 4, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(module, (double,))
+    strided = torch.randn(20, 30)[:, ::3]  # not contiguous
+    assert torch.allclose(module(strided), torch.tanh(strided), atol=3e-7)
+    with torch.no_grad():
+        assert not module(x).requires_grad
+    assert torch.equal(module(torch.tensor([1, -2])), torch.tanh(torch.tensor([1, -2])))
 
 
 def test_the_trainers_policies_use_it_and_fused_adam():
