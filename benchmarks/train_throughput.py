@@ -8,16 +8,15 @@ the ratios within a repeat:
   quick config's network, opponent mix and PPO settings, one frozen snapshot in the pool, for
   ``reference`` (the trainer before the vector env: 8 single-game envs in an SB3
   ``SubprocVecEnv``, 256 steps each, every opponent decided one observation at a time; kept
-  here, and only here, as the yardstick, with sb3-contrib's ``MlpPolicy`` as then),
-  ``vector serial`` (the trainer now: 128 games x 16 steps in one process, its policy class
-  from ``train.ppo.policy_network``: the same networks, the masked distribution of
-  ``train.networks`` and fused Adam) and ``vector shared memory`` (the same over worker
-  processes). The
-  rollout is 2,048 decisions in every row; each row runs in a fresh process (spawned), whose
-  peak resident memory (plus its children's, counted as many times as there are children) is
-  reported too, and its CPU time with its workers' (decisions per CPU-second: on a shared
-  machine the wall clock favours the row with more processes, which get more of the
-  scheduler's time);
+  here, and only here, as the yardstick, with sb3-contrib's ``MlpPolicy`` as then), ``vector
+  serial`` (the trainer now: 128 games x 16 steps in one process, its policy class from
+  ``train.ppo.policy_network``: the same networks, with ``train.networks``' masked distribution,
+  inverse-CDF sampling and numpy ``tanh``, fused Adam, and its rollout buffer) and ``vector
+  shared memory`` (the same over worker processes). The rollout is 2,048 decisions in every row;
+  each row runs in a fresh process (spawned), whose peak resident memory (plus its children's,
+  counted as many times as there are children) is reported too, and its CPU time with its
+  workers' (decisions per CPU-second: on a shared machine the wall clock favours the row with
+  more processes, which get more of the scheduler's time);
 - **vector env**: random legal play through :func:`loco_envs.make_vec` at N = 1, 64, 256 games,
   against the single raw env playing the same way (``observe`` then ``step``, one core), and
   the shared-memory backend at N = 256 over all cores, per core. Each draws its uniform legal
@@ -145,6 +144,7 @@ def _training_row(task: tuple[str, str, str, int, int, int]) -> dict[str, float]
     import torch
     from sb3_contrib import MaskablePPO
 
+    from loco_envs.train.networks import MaskedRolloutBuffer
     from loco_envs.train.ppo import Args, make_vec_env, parse_args, policy_network
 
     torch.set_num_threads(torch_threads)  # every row alike; the PPO update is what gains
@@ -152,6 +152,7 @@ def _training_row(task: tuple[str, str, str, int, int, int]) -> dict[str, float]
     # config now starts from a clone with action features: a bigger input, train/README.md).
     args: Args = parse_args([config, "--seed", str(seed), "--init-policy", "",
                              "--obs-transform", "log1p"])
+    extra: dict[str, Any] = {}
     if path == "reference":
         args.num_envs, args.num_steps = 8, 256
         venv = _reference_venv(args)
@@ -162,10 +163,11 @@ def _training_row(task: tuple[str, str, str, int, int, int]) -> dict[str, float]
         args.backend = "serial" if path == "vector serial" else "shared_memory"
         venv = make_vec_env(args)
         policy, policy_kwargs = policy_network(args)  # the same networks, as the trainer now
+        extra["rollout_buffer_class"] = MaskedRolloutBuffer  # and its buffer
     model = MaskablePPO(policy, venv, n_steps=args.num_steps, batch_size=args.batch_size,
                         n_epochs=args.update_epochs, learning_rate=args.learning_rate,
                         gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.ent_coef,
-                        seed=seed, device="cpu", policy_kwargs=policy_kwargs)
+                        seed=seed, device="cpu", policy_kwargs=policy_kwargs, **extra)
     from loco_envs.agents.ppo import NumpyPolicy
 
     snapshot = NumpyPolicy.from_sb3(model.policy, args.obs_transform)

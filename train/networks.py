@@ -21,6 +21,8 @@ same logits.
 - :func:`build_actor`: the same actor for behaviour cloning (:mod:`train.imitation`).
 - :class:`Tanh`: ``nn.Tanh``, computed by numpy on the CPU (the trainer's and the cloner's
   ``tanh``).
+- :class:`MaskedRolloutBuffer`: sb3-contrib's rollout buffer, handing each minibatch to torch
+  without copying it a second time (the trainer's).
 
 The input is the transformed observation with the features last, as the self-play env and the
 cloning data give it, so the features are its last A x K entries, action-major.
@@ -39,6 +41,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from sb3_contrib.common.maskable.distributions import (
     MaskableCategorical,
     MaskableCategoricalDistribution,
@@ -50,8 +53,8 @@ from torch.autograd.function import once_differentiable
 from torch.distributions.utils import lazy_property
 
 __all__ = ["FeatureScores", "MaskedCategorical", "MaskedCategoricalDistribution",
-           "MaskedMlpPolicy", "ShortcutActor", "ShortcutExtractor", "ShortcutPolicy", "Tanh",
-           "build_actor"]
+           "MaskedMlpPolicy", "MaskedRolloutBuffer", "ShortcutActor", "ShortcutExtractor",
+           "ShortcutPolicy", "Tanh", "build_actor"]
 
 #: The log-probability an illegal action is given (sb3-contrib's masked logit).
 ILLEGAL_LOG_PROB = -1e8
@@ -225,6 +228,20 @@ class MaskedCategorical(MaskableCategorical):
             u = torch.rand(total.shape, dtype=cdf.dtype, device=cdf.device) * total
             u = torch.minimum(u, total.nextafter(torch.zeros_like(total)))  # below the top
             return torch.searchsorted(cdf, u, right=True).squeeze(-1)
+
+
+class MaskedRolloutBuffer(MaskableRolloutBuffer):
+    """sb3-contrib's ``MaskableRolloutBuffer`` whose minibatches become tensors without a copy.
+
+    Why. A minibatch's arrays are already fresh copies (``observations[batch_indices]``), and
+    SB3 copies each once more with ``torch.tensor(array)``, whose conversion path is slow:
+    1.3 ms for 512 x 3,174 observations in isolation against 0.18 ms for a plain copy, and
+    16.8 ms a minibatch under the profiler inside a ``make run`` update, a third of it. The
+    tensors share the minibatch's own arrays instead, which nothing else holds.
+    """
+
+    def to_torch(self, array: np.ndarray, copy: bool = True) -> torch.Tensor:
+        return super().to_torch(array, copy=False)
 
 
 class MaskedCategoricalDistribution(MaskableCategoricalDistribution):

@@ -545,6 +545,8 @@ def train(args: Args) -> TrainResult:
     from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule, set_random_seed
     from torch.utils.tensorboard import SummaryWriter
 
+    from loco_envs.train.networks import MaskedRolloutBuffer
+
     resume_zip = latest_checkpoint(args.resume) if args.resume else None
     init_policy, warm_record = None, None  # the clone first: it sets its own torch threads
     if args.init_policy and resume_zip is None:
@@ -572,7 +574,8 @@ def train(args: Args) -> TrainResult:
     hyper = dict(learning_rate=lr_schedule, n_steps=args.num_steps, batch_size=args.batch_size,
                  n_epochs=args.update_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda,
                  clip_range=args.clip_coef, ent_coef=args.ent_coef, vf_coef=args.vf_coef,
-                 max_grad_norm=args.max_grad_norm, target_kl=args.target_kl)
+                 max_grad_norm=args.max_grad_norm, target_kl=args.target_kl,
+                 rollout_buffer_class=MaskedRolloutBuffer)
     snapshots: list[NumpyPolicy] = []
     updates_done = 0
     if resume_zip is not None:

@@ -158,6 +158,8 @@ def test_tanh_is_torchs_tanh_with_its_gradient():
 def test_the_trainers_policies_use_it_and_fused_adam():
     from sb3_contrib import MaskablePPO
 
+    from loco_envs.agents.ppo import NumpyPolicy
+    from loco_envs.train.networks import Tanh
     from loco_envs.train.pool import OpponentPool
     from loco_envs.train.ppo import Args, policy_network
     from loco_envs.train.selfplay import SelfPlayVecEnv
@@ -179,5 +181,61 @@ def test_the_trainers_policies_use_it_and_fused_adam():
         masks = venv.action_masks()
         actions, _ = model.predict(obs, action_masks=masks)
         assert masks[np.arange(4), actions].all()
+        # its tanh layers are the trainer's Tanh, and the numpy copy reads them as tanh
+        activations = [m for m in model.policy.mlp_extractor.modules()
+                       if isinstance(m, torch.nn.Tanh)]
+        assert activations and all(type(m) is Tanh for m in activations)
+        copy = NumpyPolicy.from_sb3(model.policy, args.obs_transform)
+        assert copy.activation == "tanh"
+        with torch.no_grad():
+            latent = model.policy.mlp_extractor.forward_actor(torch.from_numpy(obs))
+            logits = model.policy.action_net(latent).numpy()
+        assert np.allclose(copy.logits_of_inputs(obs), logits, atol=1e-5)
     finally:
         venv.close()
+
+
+def test_the_rollout_buffer_gives_sb3_contribs_minibatches_without_sharing_its_storage():
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+
+    from loco_envs.train.networks import MaskedRolloutBuffer
+
+    obs_space, action_space = spaces.Box(0, 1, (7,), np.float32), spaces.Discrete(5)
+    rng = np.random.default_rng(0)
+    steps = [(rng.random((3, 7), dtype=np.float32), rng.integers(5, size=(3, 1)),
+              rng.random(3, dtype=np.float32), rng.random(3) < 0.2,
+              torch.randn(3), torch.randn(3), rng.random((3, 5)) < 0.5) for _ in range(8)]
+    buffers = []
+    for cls in (MaskedRolloutBuffer, MaskableRolloutBuffer):
+        buffer = cls(8, obs_space, action_space, device="cpu", n_envs=3)
+        for obs, action, reward, start, value, log_prob, masks in steps:
+            buffer.add(obs, action, reward, start, value, log_prob, action_masks=masks)
+        buffer.compute_returns_and_advantage(torch.zeros(3), np.zeros(3, bool))
+        buffers.append(buffer)
+    for seed in (1, 2):
+        batches = []
+        for buffer in buffers:
+            np.random.seed(seed)  # SB3 shuffles with numpy's global generator
+            batches.append(list(buffer.get(batch_size=6)))
+        for ours, theirs in zip(*batches, strict=True):
+            for a, b in zip(ours, theirs, strict=True):
+                assert torch.equal(a, b)
+    sample = next(buffers[0].get(batch_size=24))
+    before = buffers[0].observations.copy()
+    sample.observations.add_(1.0)  # a minibatch is its own array
+    assert np.array_equal(buffers[0].observations, before)
+
+
+def test_the_trainer_builds_its_model_with_that_buffer(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from loco_envs.train.networks import MaskedRolloutBuffer
+    from loco_envs.train.ppo import Args, train
+
+    result = train(Args(env_id="moco_v0", num_players=2, num_envs=4, num_steps=8, batch_size=16,
+                        update_epochs=1, total_timesteps=32, net_arch=[8], eval_every=0,
+                        final_eval_games=0, checkpoint_every=0, progress_bar=False,
+                        runs_dir=str(tmp_path)))
+    model = MaskablePPO.load(result.checkpoint, device="cpu")
+    assert model.rollout_buffer_class is MaskedRolloutBuffer
