@@ -165,11 +165,12 @@ class MaskedCategorical(MaskableCategorical):
     illegal action the logit -1e8, whose ``exp`` takes torch's slow path (2.9 ms against 0.2 ms
     for 512 x 242 logits here), normalises twice (before and after masking) and leaves the
     gradient to autograd over bool masks. Here the masked distribution and its gradient take a
-    handful of float operations: the ``loco_quick`` update went from 0.38 s a rollout to 0.3 s
-    with the first change, and from about 0.155 s to 0.09 s with the second (this machine, a
-    faster day). The values agree with sb3-contrib's to float32 rounding; the gradients too,
-    except that an illegal action's logit gets exactly none here, where sb3-contrib's first
-    normalisation leaks rounding noise of about 1e-8 into it.
+    handful of float operations. The first change took a ``loco_quick`` update from 0.51 s a
+    rollout to 0.38 s (an earlier, slower host); the second, with :class:`Tanh`, to 0.79-0.86
+    of the time before it (interleaved A/B of ``MaskablePPO.train`` on one rollout). The values
+    agree with sb3-contrib's to float32 rounding; the gradients too, except that an illegal
+    action's logit gets exactly none here, where sb3-contrib's first normalisation leaks
+    rounding noise of about 1e-8 into it.
 
     :meth:`sample` draws one uniform number a row from torch's generator and takes the first
     action whose cumulative probability exceeds it, where ``torch.multinomial`` (sb3-contrib's
