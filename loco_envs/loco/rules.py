@@ -102,6 +102,36 @@ _PLAY_ROWS = np.concatenate([_MATCH.reshape(-1, A.NUM_PLAYS), _PLUS2_PLAYS[None]
 _PLUS2_ROW = C.NUM_IDENTITIES * len(C.COLOURS)
 _PLUS4_ROW = _PLUS2_ROW + 1
 _IDENTICAL_ROW0 = _PLUS4_ROW + 1
+
+
+def _phase_masks() -> np.ndarray:
+    """Every mask of the phases whose legal actions a card and a count settle (one per row).
+
+    Row ``_DRAWN_ROW0 + card * _COUNTS + k``: after a draw, ``card`` playable with ``k`` copies
+    in hand (L-11; ``k = 0``: pass only); ``_SLAP_ROW0 + top * _COUNTS + k``: a slap window for
+    a holder of ``k`` copies of ``top`` (L-40); then the colour (L-12), call (L-51) and
+    Contre-LOCO (L-52) decisions. ``LocoGame._phase_row`` names the row of a game.
+    """
+    table = np.zeros((_COLOUR_ROW + 3, A.NUM_ACTIONS), np.int8)
+    for ident in range(C.NUM_IDENTITIES):
+        for k in range(_COUNTS):
+            base = A.PLAY_BASE[ident]
+            table[_DRAWN_ROW0 + ident * _COUNTS + k, A.PLAY0 + base: A.PLAY0 + base + k] = 1
+            table[_SLAP_ROW0 + ident * _COUNTS + k, A.SLAP0 + base: A.SLAP0 + base + k] = 1
+    table[_DRAWN_ROW0: _COLOUR_ROW, A.PASS] = 1
+    table[_COLOUR_ROW, A.COLOUR0: A.COLOUR0 + len(C.COLOURS)] = 1
+    table[_CALL_ROW, [A.LOCO, A.SILENT]] = 1
+    table[_CONTRE_ROW, [A.CONTRE, A.PASS]] = 1
+    table.flags.writeable = False  # rows are copied out, never handed out
+    return table
+
+
+_COUNTS = int(C.FULL_DECK_COUNTS.max()) + 1  # 0..4 copies of one identity in a hand
+_DRAWN_ROW0 = 0
+_SLAP_ROW0 = _DRAWN_ROW0 + C.NUM_IDENTITIES * _COUNTS
+_COLOUR_ROW = _SLAP_ROW0 + C.NUM_IDENTITIES * _COUNTS
+_CALL_ROW, _CONTRE_ROW = _COLOUR_ROW + 1, _COLOUR_ROW + 2
+_PHASE_MASKS = _phase_masks()
 # CLOCKWISE[n][seat]: every seat in ascending order, wrapping, starting with ``seat``.
 _CLOCKWISE = {n: [[(seat + i) % n for i in range(n)] for seat in range(n)]
               for n in range(2, 11)}
@@ -318,36 +348,41 @@ class LocoGame(Game):
         return self._mask
 
     def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros(A.NUM_ACTIONS, np.int8)
         if self.terminal:
-            return mask
-        seat, phase = self.current_seat, self.phase
-        hand = self.hands[seat]
-        plays = mask[: A.NUM_PLAYS]
+            return np.zeros(A.NUM_ACTIONS, np.int8)
+        phase = self.phase
         if phase == TURN or phase == AFTER_PENALTY:  # L-10/L-32/L-33; draw, or pass after one
-            plays[:] = _PLAY_ROWS[self._play_row()] & (hand[A.PLAY_IDENT] >= A.PLAY_COUNT)
+            mask = np.zeros(A.NUM_ACTIONS, np.int8)
+            hand = self.hands[self.current_seat]
+            mask[: A.NUM_PLAYS] = _PLAY_ROWS[self._play_row()] & (hand[A.PLAY_IDENT]
+                                                                  >= A.PLAY_COUNT)
             mask[A.DRAW if phase == TURN else A.PASS] = 1
-        elif phase == AFTER_DRAW:
+            return mask
+        if phase == TARGET:
+            return self._target_mask()
+        return _PHASE_MASKS[self._phase_row()].copy()
+
+    def _phase_row(self) -> int:
+        """The row of ``_PHASE_MASKS`` holding the mask of an after-draw, colour, call,
+        Contre-LOCO or slap decision."""
+        phase = self.phase
+        if phase == AFTER_DRAW:  # L-11: the drawn card, with its copies, if it matches; or pass
             card = self.drawn
             if card is not None and C.matches(card, self.discard[-1], self.colour):
-                base = A.PLAY_BASE[card]
-                plays[base: base + int(hand[card])] = 1  # L-11: the drawn card, with copies
-            mask[A.PASS] = 1
-        elif phase == COLOUR:
-            mask[A.COLOUR0: A.COLOUR0 + 4] = 1
-        elif phase == TARGET:
-            for d in range(1, self.num_players):
-                if self._playing((seat + d) % self.num_players):
-                    mask[A.TARGET0 + d - 1] = 1
-        elif phase == CALL:
-            mask[A.LOCO] = mask[A.SILENT] = 1
-        elif phase == CONTRE:
-            mask[A.CONTRE] = mask[A.PASS] = 1
-        elif phase == SLAP:
+                return _DRAWN_ROW0 + card * _COUNTS + int(self.hands[self.current_seat][card])
+            return _DRAWN_ROW0
+        if phase == SLAP:  # L-40: copies identical to the top, or pass
             top = self.discard[-1]
-            base = A.SLAP0 + A.PLAY_BASE[top]
-            mask[base: base + int(hand[top])] = 1
-            mask[A.PASS] = 1
+            return _SLAP_ROW0 + top * _COUNTS + int(self.hands[self.current_seat][top])
+        return {COLOUR: _COLOUR_ROW, CALL: _CALL_ROW, CONTRE: _CONTRE_ROW}[phase]
+
+    def _target_mask(self) -> np.ndarray:
+        """L-35: every other seat still playing may be named as a Swap's target."""
+        mask = np.zeros(A.NUM_ACTIONS, np.int8)
+        seat, n = self.current_seat, self.num_players
+        for d in range(1, n):
+            if self._playing((seat + d) % n):
+                mask[A.TARGET0 + d - 1] = 1
         return mask
 
     def _play_row(self) -> int:
@@ -366,32 +401,51 @@ class LocoGame(Game):
     @classmethod
     def write_masks(cls, games: Sequence[LocoGame], out: np.ndarray,
                     rows: Sequence[int]) -> None:
-        """``Game.write_masks``: the turns and after-penalty decisions in a few array operations.
+        """``Game.write_masks``: the masks of all games in a few array operations.
 
-        Those are most decisions, and their masks (a ``_PLAY_ROWS`` row and the hand, as in
-        :meth:`legal_mask`) are computed for all of them at once and cached in each game, as
-        ``legal_mask`` would cache its own; the other phases go one game at a time.
+        Turns and after-penalty decisions (a ``_PLAY_ROWS`` row and the hand, as in
+        :meth:`legal_mask`) are computed together, the other phases but a Swap's target are
+        one gather from ``_PHASE_MASKS``; each game caches its row, as ``legal_mask`` would
+        cache its own. Games with a cached mask, ended ones and targets go one at a time.
         """
-        batched, batched_rows, rest, rest_rows = [], [], [], []
+        fresh, fresh_rows, rest, rest_rows = [], [], [], []
+        turns, turn_rows, phased, phase_rows = [], [], [], []
         for game, row in zip(games, rows, strict=True):
-            if game._mask is None and not game.terminal and game.phase in (TURN, AFTER_PENALTY):
-                batched.append(game)
-                batched_rows.append(row)
-            else:
+            phase = game.phase
+            if game._mask is not None or game.terminal or phase == TARGET:
                 rest.append(game)
                 rest_rows.append(row)
-        if batched:
-            hands = np.array([game.hands[game.current_seat] for game in batched])
-            masks = np.zeros((len(batched), A.NUM_ACTIONS), np.int8)
-            masks[:, :A.NUM_PLAYS] = (_PLAY_ROWS[[game._play_row() for game in batched]]
-                                      & (hands[:, A.PLAY_IDENT] >= A.PLAY_COUNT))
-            turn = [game.phase == TURN for game in batched]
-            masks[:, A.DRAW] = turn
-            masks[:, A.PASS] = np.logical_not(turn)
-            for game, mask in zip(batched, masks, strict=True):
+                continue
+            if phase == TURN or phase == AFTER_PENALTY:
+                turn_rows.append(len(fresh))
+                turns.append(game)
+            else:
+                phase_rows.append(len(fresh))
+                phased.append(game._phase_row())
+            fresh.append(game)
+            fresh_rows.append(row)
+        if fresh:
+            masks = np.empty((len(fresh), A.NUM_ACTIONS), np.int8)
+            if turns:
+                masks[turn_rows] = cls._turn_masks(turns)
+            if phased:
+                masks[phase_rows] = _PHASE_MASKS[phased]
+            for game, mask in zip(fresh, masks, strict=True):
                 game._mask = mask
-            out[batched_rows] = masks
+            out[fresh_rows] = masks
         super().write_masks(rest, out, rest_rows)
+
+    @staticmethod
+    def _turn_masks(games: Sequence[LocoGame]) -> np.ndarray:
+        """The masks of turn and after-penalty decisions, as ``_compute_mask`` has them."""
+        hands = np.array([game.hands[game.current_seat] for game in games])
+        masks = np.zeros((len(games), A.NUM_ACTIONS), np.int8)
+        masks[:, :A.NUM_PLAYS] = (_PLAY_ROWS[[game._play_row() for game in games]]
+                                  & (hands[:, A.PLAY_IDENT] >= A.PLAY_COUNT))
+        turn = [game.phase == TURN for game in games]
+        masks[:, A.DRAW] = turn
+        masks[:, A.PASS] = np.logical_not(turn)
+        return masks
 
     def _penalty_reason(self) -> str:
         kind = self.pending_kind

@@ -5,6 +5,7 @@ Only the shape of the report is checked (the rates themselves depend on the mach
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from loco_envs.benchmarks import train_throughput as T
@@ -34,3 +35,20 @@ def test_bad_arguments_are_refused(capsys):
     with pytest.raises(SystemExit):
         T.main(["--envs", "nope_v0"])
     assert "unknown env id" in capsys.readouterr().err
+
+
+def test_the_batch_draw_is_uniform_over_each_rows_legal_actions():
+    masks = np.zeros((3, 7), np.int8)
+    masks[0, [1, 4, 6]] = 1
+    masks[1, 0] = 1
+    masks[2, :] = 1
+    rng = np.random.default_rng(0)
+    draws = np.array([T._uniform_legal(masks, rng) for _ in range(7000)])
+    assert (draws[:, 1] == 0).all()
+    for row in (0, 2):
+        legal = np.flatnonzero(masks[row])
+        counts = np.bincount(draws[:, row], minlength=7)
+        assert set(np.flatnonzero(counts)) == set(legal)
+        share = counts[legal] / len(draws)
+        # each share's standard error is below 0.006 at 7,000 draws; 5 of them allowed
+        np.testing.assert_allclose(share, 1 / len(legal), atol=0.03)
