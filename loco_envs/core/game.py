@@ -48,15 +48,43 @@ class Game(ABC):
         """``int8`` vector of length ``NUM_ACTIONS``: 1 where the current seat may act."""
 
     @classmethod
-    def write_masks(cls, games: Sequence[Game], out: np.ndarray, rows: Sequence[int]) -> None:
+    def batch_arrays(cls, num_games: int, num_players: int) -> Any:
+        """Arrays in which a vector env's batch keeps a part of every game's state, or ``None``.
+
+        An engine whose batched masks and observations read a part of its state (LOCO's hands)
+        can have it kept here, one row per game, so that they gather it in one numpy call
+        instead of building an array from one object per game. The batch calls
+        :meth:`move_to` after each reset to put a game in its row. The default keeps every
+        game's state in the game.
+        """
+        return None
+
+    def move_to(self, arrays: Any, row: int = 0) -> None:
+        """Keep this game's part of ``batch_arrays`` in row ``row``; ``arrays=None`` takes it
+        back into arrays of the game's own (before the row is given to another game)."""
+        raise NotImplementedError(f"{type(self).__name__} has no batch_arrays")
+
+    @classmethod
+    def write_masks(cls, games: Sequence[Game], out: np.ndarray, rows: Sequence[int],
+                    arrays: Any = None) -> None:
         """Write ``games[i].legal_mask()`` into ``out[rows[i]]`` for every ``i``.
 
-        A vector env's batch calls this once a step for all its games that go on. An engine
-        may override it to compute the common phases' masks for all games at once (one numpy
-        call instead of one per game); they must equal ``legal_mask``'s.
+        A vector env's batch calls this once a step for all its games that go on, with its
+        ``batch_arrays`` (in which ``games[i]`` holds row ``rows[i]``). An engine may override
+        it to compute the common phases' masks for all games at once (one numpy call instead
+        of one per game); they must equal ``legal_mask``'s.
         """
         if games:
             out[list(rows)] = [game.legal_mask() for game in games]
+
+    def play_legal(self, action: int) -> None:
+        """Play ``action``, which the caller has checked against a mask equal to ``legal_mask``.
+
+        A vector env checks all its games' actions against their masks in one numpy call, so an
+        engine may override this with ``apply`` less its own check (``apply`` then checks and
+        calls it). The default is ``apply``, check included.
+        """
+        self.apply(action)
 
     def legal_actions(self) -> list[int]:
         """Indices of the legal actions of the current seat."""

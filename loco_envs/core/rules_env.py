@@ -64,6 +64,7 @@ class RulesAECEnv(AECEnv):
         super().__init__()
         self.options = validate_options(self.game_class.OPTIONS, options)
         self.render_mode = self.options["render_mode"]
+        self.max_decisions: int | None = self.options["max_decisions"]  # read at every move
         self.num_players = self.options.get("num_players", 1)
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
         self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
@@ -105,10 +106,11 @@ class RulesAECEnv(AECEnv):
 
     @classmethod
     def encode_rows(cls, envs: Sequence[RulesAECEnv], seats: Sequence[int], obs: np.ndarray,
-                    rows: Sequence[int]) -> None:
+                    rows: Sequence[int], arrays: Any = None) -> None:
         """Write ``envs[i].encode(seats[i])`` into ``obs[rows[i]]`` for every ``i``.
 
-        A vector env's batch calls this once a step for all the games it observes. A game
+        A vector env's batch calls this once a step for all the games it observes, with the
+        game class's ``batch_arrays`` (in which game ``i`` holds row ``rows[i]``). A game
         whose encoder can share work between games (one numpy call for a block of every row)
         overrides it; the rows must equal ``encode``'s.
         """
@@ -174,22 +176,27 @@ class RulesAECEnv(AECEnv):
         if self.render_mode == "human":
             self.render()
 
-    def step_unsynced(self, action: int) -> bool:
+    def step_unsynced(self, action: int, checked: bool = False) -> bool:
         """``step(action)`` for the vector env's hot loop: the move and its record line only.
 
-        Plays ``action`` (a legal one: an illegal one raises and changes nothing) for the seat
-        to act and records it, as ``step`` does, and returns whether the game is over (ended,
-        or at ``max_decisions``). PettingZoo's per-move bookkeeping (``agent_selection``,
-        ``rewards``, ``terminations``, ``truncations``, ``infos``, ``truncated_game``) waits
-        for :meth:`sync`, which the caller runs before anything reads it; the rules state,
-        ``view``, ``encode`` and ``decisions`` are up to date at once.
+        Plays ``action`` for the seat to act and records it, as ``step`` does, and returns
+        whether the game is over (ended, or at ``max_decisions``). An illegal action raises
+        and changes nothing, unless ``checked`` says that the caller has checked it against
+        ``legal_mask`` already: then the engine's ``play_legal`` plays it without a check.
+        PettingZoo's per-move bookkeeping (``agent_selection``, ``rewards``, ``terminations``,
+        ``truncations``, ``infos``, ``truncated_game``) waits for :meth:`sync`, which the
+        caller runs before anything reads it; the rules state, ``view``, ``encode`` and
+        ``decisions`` are up to date at once.
         """
         game = self.game
         seat = game.current_seat
-        game.apply(action)
+        if checked:
+            game.play_legal(action)
+        else:
+            game.apply(action)
         self._moves.append((seat, action))
         self._synced = False
-        cap = self.options["max_decisions"]
+        cap = self.max_decisions
         return game.terminal or (cap is not None and len(self._moves) >= cap)
 
     def sync(self) -> None:
@@ -211,7 +218,7 @@ class RulesAECEnv(AECEnv):
             self._finish()
         else:
             self.agent_selection = self.possible_agents[game.current_seat]
-            cap = self.options["max_decisions"]
+            cap = self.max_decisions
             if cap is not None and len(self._moves) >= cap:
                 self._truncate()
         self._accumulate_rewards()

@@ -105,7 +105,7 @@ import numpy as np
 from loco_envs.core import RulesAECEnv
 from loco_envs.core.registry import wrap
 from loco_envs.loco import observation
-from loco_envs.loco.rules import LocoGame
+from loco_envs.loco.rules import LocoBatchArrays, LocoGame
 
 
 class raw_env(RulesAECEnv):  # noqa: N801 - PettingZoo's naming convention
@@ -136,8 +136,8 @@ class raw_env(RulesAECEnv):  # noqa: N801 - PettingZoo's naming convention
 
     @classmethod
     def encode_rows(cls, envs: Sequence[RulesAECEnv], seats: Sequence[int], obs: np.ndarray,
-                    rows: Sequence[int]) -> None:
-        observation.encode_games([env.game for env in envs], seats, obs, rows)
+                    rows: Sequence[int], arrays: LocoBatchArrays | None = None) -> None:
+        observation.encode_games([env.game for env in envs], seats, obs, rows, arrays)
 
 
 def env(**options: Any):

@@ -60,7 +60,15 @@ from loco_envs.loco.cards import (
     NUM_IDENTITIES,
     POINTS,
 )
-from loco_envs.loco.rules import AFTER_DRAW, CALL_STATES, CONTRE, PHASES, LocoGame, LocoView
+from loco_envs.loco.rules import (
+    AFTER_DRAW,
+    CALL_STATES,
+    CONTRE,
+    PHASES,
+    LocoBatchArrays,
+    LocoGame,
+    LocoView,
+)
 
 PER_SEAT = 14
 NUM_PHASES = len(PHASES) - 1  # "over" is never observed by an agent that acts
@@ -200,22 +208,27 @@ def encode_game(game: LocoGame, seat: int, out: np.ndarray | None = None) -> np.
 
 
 def encode_games(games: Sequence[LocoGame], seats: Sequence[int], obs: np.ndarray,
-                 rows: Sequence[int]) -> None:
+                 rows: Sequence[int], arrays: LocoBatchArrays | None = None) -> None:
     """:func:`encode_game` of ``games[i]`` for ``seats[i]`` into ``obs[rows[i]]``, for all ``i``.
 
     A vector env's step: the zeroing and the two count blocks are one numpy call each for all
-    the rows, and the other entries go through one flat ``memoryview`` of ``obs`` (a 2-D
-    C-contiguous ``float32`` array); ``tests/vector/test_batched_engines.py`` pins it to
-    :func:`encode_game`.
+    the rows (the blocks gathered from ``arrays``, the batch's ``LocoGame.batch_arrays``, in
+    which ``games[i]`` holds row ``rows[i]``; without them, from the games), and the other
+    entries go through one flat ``memoryview`` of ``obs`` (a 2-D C-contiguous ``float32``
+    array); ``tests/vector/test_batched_engines.py`` pins it to :func:`encode_game`.
     """
     if not games:
         return
     o = _offsets(games[0].num_players)
     rows = list(rows)
     obs[rows] = 0
-    obs[rows, :NUM_IDENTITIES] = [game.hands[seat] for game, seat in zip(games, seats,
-                                                                          strict=True)]
-    obs[rows, o.discard:] = [game.discard_counts for game in games]
+    if arrays is None:
+        obs[rows, :NUM_IDENTITIES] = [game.hands[seat]
+                                      for game, seat in zip(games, seats, strict=True)]
+        obs[rows, o.discard:] = [game.discard_counts for game in games]
+    else:
+        obs[rows, :NUM_IDENTITIES] = arrays.hands[rows, list(seats)]
+        obs[rows, o.discard:] = arrays.discard_counts[rows]
     flat = memoryview(obs).cast("B").cast("f")
     for game, seat, row in zip(games, seats, rows, strict=True):
         _write_entries(game, seat, flat, row * o.size, o)

@@ -135,6 +135,9 @@ _PHASE_MASKS = _phase_masks()
 # CLOCKWISE[n][seat]: every seat in ascending order, wrapping, starting with ``seat``.
 _CLOCKWISE = {n: [[(seat + i) % n for i in range(n)] for seat in range(n)]
               for n in range(2, 11)}
+# CLOCKWISE_AFTER[n][seat]: the same, ``seat`` last instead of first.
+_CLOCKWISE_AFTER = {n: [order[1:] + order[:1] for order in orders]
+                    for n, orders in _CLOCKWISE.items()}
 
 
 def _timeout_rates(value: Any) -> Any:
@@ -147,6 +150,15 @@ def _probability(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
         raise ValueError(f"must be a probability from 0 to 1 (or a list of them), got {value!r}")
     return float(value)
+
+
+@dataclass(frozen=True)
+class LocoBatchArrays:
+    """:meth:`LocoGame.batch_arrays`: hands ``(N, P, 55)`` and discard counts ``(N, 55)``
+    (``int16``, cards per identity) of a vector env batch's ``N`` games, one row each."""
+
+    hands: np.ndarray
+    discard_counts: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -294,7 +306,7 @@ class LocoGame(Game):
 
     def _set_discard(self, cards: list[int]) -> None:
         self.discard = cards
-        self.discard_counts = np.bincount(cards, minlength=C.NUM_IDENTITIES).astype(np.int16)
+        self.discard_counts[:] = np.bincount(cards, minlength=C.NUM_IDENTITIES)
 
     def _draw(self, seat: int, count: int) -> list[int]:
         """L-13: draw up to ``count`` cards, reshuffling the discard pile under its top card."""
@@ -336,6 +348,18 @@ class LocoGame(Game):
         """Playing seats in ascending order, wrapping, starting with ``seat`` itself."""
         active, in_round = self.active, self.in_round
         return [s for s in _CLOCKWISE[self.num_players][seat] if active[s] and in_round[s]]
+
+    def _clockwise_after(self, seat: int) -> list[int]:
+        """Playing seats clockwise after ``seat``, ending with ``seat`` if it is playing.
+
+        That is ``_clockwise_from(seat)`` with its first seat moved to the end, in one pass
+        when ``seat`` plays (the card's player at a slap window always does).
+        """
+        active, in_round = self.active, self.in_round
+        if not (seat >= 0 and active[seat] and in_round[seat]):
+            order = self._clockwise_from(seat)
+            return order[1:] + order[:1]
+        return [s for s in _CLOCKWISE_AFTER[self.num_players][seat] if active[s] and in_round[s]]
 
     def _num_playing(self) -> int:
         return sum(self._playing(s) for s in range(self.num_players))
@@ -399,46 +423,66 @@ class LocoGame(Game):
         return top * len(C.COLOURS) + self.colour
 
     @classmethod
-    def write_masks(cls, games: Sequence[LocoGame], out: np.ndarray,
-                    rows: Sequence[int]) -> None:
+    def batch_arrays(cls, num_games: int, num_players: int) -> LocoBatchArrays:
+        """``Game.batch_arrays``: every game's hands and discard counts, for one gather each."""
+        return LocoBatchArrays(np.zeros((num_games, num_players, C.NUM_IDENTITIES), np.int16),
+                               np.zeros((num_games, C.NUM_IDENTITIES), np.int16))
+
+    def move_to(self, arrays: LocoBatchArrays | None, row: int = 0) -> None:
+        """``Game.move_to``: the hands and the discard counts become views of row ``row``.
+
+        The engine changes ``hands[s]`` and ``discard_counts`` in place only (a Swap or a
+        Rotation moves the contents), so the views stay its state; ``None`` gives the game
+        arrays of its own again.
+        """
+        if arrays is None:
+            self.hands = [hand.copy() for hand in self.hands]
+            self.discard_counts = self.discard_counts.copy()
+            return
+        arrays.hands[row] = self.hands
+        arrays.discard_counts[row] = self.discard_counts
+        self.hands = list(arrays.hands[row])
+        self.discard_counts = arrays.discard_counts[row]
+
+    @classmethod
+    def write_masks(cls, games: Sequence[LocoGame], out: np.ndarray, rows: Sequence[int],
+                    arrays: LocoBatchArrays | None = None) -> None:
         """``Game.write_masks``: the masks of all games in a few array operations.
 
         Turns and after-penalty decisions (a ``_PLAY_ROWS`` row and the hand, as in
         :meth:`legal_mask`) are computed together, the other phases but a Swap's target are
-        one gather from ``_PHASE_MASKS``; each game caches its row, as ``legal_mask`` would
-        cache its own. Games with a cached mask, ended ones and targets go one at a time.
+        one gather from ``_PHASE_MASKS``. The games do not cache them: the vector env checks
+        actions against ``out`` and plays them with ``play_legal``. Games with a cached mask,
+        ended ones and targets go one at a time.
         """
-        fresh, fresh_rows, rest, rest_rows = [], [], [], []
+        rest, rest_rows = [], []
         turns, turn_rows, phased, phase_rows = [], [], [], []
         for game, row in zip(games, rows, strict=True):
             phase = game.phase
             if game._mask is not None or game.terminal or phase == TARGET:
                 rest.append(game)
                 rest_rows.append(row)
-                continue
-            if phase == TURN or phase == AFTER_PENALTY:
-                turn_rows.append(len(fresh))
+            elif phase == TURN or phase == AFTER_PENALTY:
                 turns.append(game)
+                turn_rows.append(row)
             else:
-                phase_rows.append(len(fresh))
                 phased.append(game._phase_row())
-            fresh.append(game)
-            fresh_rows.append(row)
-        if fresh:
-            masks = np.empty((len(fresh), A.NUM_ACTIONS), np.int8)
-            if turns:
-                masks[turn_rows] = cls._turn_masks(turns)
-            if phased:
-                masks[phase_rows] = _PHASE_MASKS[phased]
-            for game, mask in zip(fresh, masks, strict=True):
-                game._mask = mask
-            out[fresh_rows] = masks
+                phase_rows.append(row)
+        if turns:
+            out[turn_rows] = cls._turn_masks(turns, turn_rows, arrays)
+        if phased:
+            out[phase_rows] = _PHASE_MASKS[phased]
         super().write_masks(rest, out, rest_rows)
 
     @staticmethod
-    def _turn_masks(games: Sequence[LocoGame]) -> np.ndarray:
+    def _turn_masks(games: Sequence[LocoGame], rows: list[int],
+                    arrays: LocoBatchArrays | None) -> np.ndarray:
         """The masks of turn and after-penalty decisions, as ``_compute_mask`` has them."""
-        hands = np.array([game.hands[game.current_seat] for game in games])
+        seats = [game.current_seat for game in games]
+        if arrays is None:
+            hands = np.array([game.hands[seat] for game, seat in zip(games, seats, strict=True)])
+        else:
+            hands = arrays.hands[rows, seats]
         masks = np.zeros((len(games), A.NUM_ACTIONS), np.int8)
         masks[:, :A.NUM_PLAYS] = (_PLAY_ROWS[[game._play_row() for game in games]]
                                   & (hands[:, A.PLAY_IDENT] >= A.PLAY_COUNT))
@@ -486,6 +530,10 @@ class LocoGame(Game):
     def apply(self, action: int) -> None:
         if self.terminal or not 0 <= action < A.NUM_ACTIONS or not self.legal_mask()[action]:
             raise IllegalActionError(self._illegal_reason(action))
+        self.play_legal(action)
+
+    def play_legal(self, action: int) -> None:
+        """``apply`` less its check (``Game.play_legal``): a vector env checked the action."""
         self._mask = None
         seat, phase = self.current_seat, self.phase
         if action < A.SLAP0:
@@ -576,8 +624,10 @@ class LocoGame(Game):
 
     def _swap_with(self, target: int) -> None:
         """L-35: exchange whole hands; with k Swaps a target is named for each in turn."""
-        seat = self.current_seat
-        self.hands[seat], self.hands[target] = self.hands[target], self.hands[seat]
+        seat, hands = self.current_seat, self.hands
+        held = hands[seat].copy()  # contents move, the arrays stay (see move_to)
+        hands[seat][:] = hands[target]
+        hands[target][:] = held
         sizes = self.hand_sizes
         sizes[seat], sizes[target] = sizes[target], sizes[seat]
         self.swaps_left -= 1
@@ -589,9 +639,11 @@ class LocoGame(Game):
     def _rotate_hands(self) -> None:
         """Every hand moves one seat in the direction of play, over seats that left."""
         seats = [s for s in range(self.num_players) if self._playing(s)]
-        moved = {self._step_from(s, 1): (self.hands[s], self.hand_sizes[s]) for s in seats}
+        moved = {self._step_from(s, 1): (self.hands[s].copy(), self.hand_sizes[s])
+                 for s in seats}  # contents move, the arrays stay (see move_to)
         for s, (hand, size) in moved.items():
-            self.hands[s], self.hand_sizes[s] = hand, size
+            self.hands[s][:] = hand
+            self.hand_sizes[s] = size
 
     def _owe_calls_at_one_card(self) -> None:
         """L-54: after any Swap or Rotation everyone at one card owes a call again."""
@@ -621,10 +673,9 @@ class LocoGame(Game):
                 return
             if self.slap_window_due:
                 self.slap_window_due = False
-                top = self.discard[-1]
-                order = self._clockwise_from(self.lander)
-                order = order[1:] + order[:1]  # clockwise after the card's player, them last
-                eligible = [s for s in order if self.hands[s][top] > 0]  # L-41: nobody excluded
+                top, hands = self.discard[-1], self.hands
+                eligible = [s for s in self._clockwise_after(self.lander)
+                            if hands[s][top] > 0]  # L-41: nobody excluded
                 if eligible:
                     self._open_window("slap", eligible)
                     return

@@ -166,7 +166,7 @@ class raw_env(RulesAECEnv):  # noqa: N801 (PettingZoo's classic name)
 
     @classmethod
     def encode_rows(cls, envs: Sequence[RulesAECEnv], seats: Sequence[int], obs: np.ndarray,
-                    rows: Sequence[int]) -> None:
+                    rows: Sequence[int], arrays: None = None) -> None:
         observation.encode_games([env.game for env in envs], seats, obs, rows)
 
 

@@ -203,7 +203,7 @@ class MocoGame(Game):
 
     @classmethod
     def write_masks(cls, games: Sequence[MocoGame], out: np.ndarray,
-                    rows: Sequence[int]) -> None:
+                    rows: Sequence[int], arrays: None = None) -> None:
         """``Game.write_masks`` in two numpy calls: zero the rows, then set every legal entry
         of every game through one flat index list."""
         if not games:

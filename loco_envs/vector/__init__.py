@@ -33,7 +33,9 @@ Arrays, all written in place by every call (the same objects each time; copy wha
   ``observed`` array ``(N, P) bool`` (all True unless set) can switch it off for seats that a
   bot plays from its view, which saves the encoding (their ``obs`` row is then left as it was,
   except at an episode's first decision, which is always encoded);
-- ``masks`` ``(N, A) int8``: that seat's legal actions; ``seats`` ``(N,)``: the seat to act;
+- ``masks`` ``(N, A) int8``, a read-only view: that seat's legal actions (``step`` checks the
+  actions against it, all games in one numpy call, and the engine then plays them without a
+  check of its own: ``Game.play_legal``); ``seats`` ``(N,)``: the seat to act;
 - ``rewards`` ``(N, P) float32``: every seat's reward for the step (non-zero only at a real end:
   the env's ``rank`` or ``score`` reward; a truncation pays 0); ``terminations`` and
   ``truncations`` ``(N,) bool`` (truncation: the ``max_decisions`` option of every game);

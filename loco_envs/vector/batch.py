@@ -9,7 +9,9 @@ env's own ``sync`` brings up to date at the end of a game (so the final rewards,
 whenever a caller asks for the env (:meth:`GameBatch.env`). After the moves of a step, one call
 of the env class's ``encode_rows`` writes the observations of every game whose seat to act is
 observed (the same vectors as ``observe``), and one call of the game class's ``write_masks``
-every game's mask, so an engine can do the work of all its games in a few numpy calls.
+every game's mask, so an engine can do the work of all its games in a few numpy calls. Both
+get the game class's ``batch_arrays``, where an engine may keep the part of its games' state
+that they gather (LOCO's hands), each game in its own row.
 """
 
 from __future__ import annotations
@@ -100,6 +102,8 @@ class GameBatch:
         cls = raw_env_class(env_id)
         self.envs = [cls(**options) for _ in range(start, stop)]
         self.env_class, self.game_class = cls, cls.game_class
+        players = self.envs[0].num_players if self.envs else 0
+        self.arrays = self.game_class.batch_arrays(len(self.envs), players)
         self.start = start
         self.buf = buffers
         self.bot_objects = list(bots)
@@ -127,7 +131,12 @@ class GameBatch:
 
     def _start(self, j: int, seed: int) -> None:
         env = self.envs[j]
+        ended = getattr(env, "game", None)
         env.reset(seed=seed)
+        if self.arrays is not None:
+            if ended is not None:
+                ended.move_to(None)  # a caller may still hold the ended game: it keeps its state
+            env.game.move_to(self.arrays, j)
         self.buf.episode_seeds[j] = seed
         self._write(j, env, fresh=True)
 
@@ -148,8 +157,9 @@ class GameBatch:
     def step(self) -> None:
         """One decision in every game whose ``actions`` (or ``bots``) entry asks for one.
 
-        The actions were checked against the masks by the vector env, so nothing raises here
-        for an illegal action of the caller's; a bot's illegal action raises (a bot bug).
+        The vector env checked the caller's actions against the masks, so they are played
+        unchecked (``play_legal``); a bot's action is checked, and an illegal one raises (a bot
+        bug).
         """
         b = self.buf
         b.rewards[:] = 0
@@ -168,7 +178,7 @@ class GameBatch:
                 action = int(self.bot_objects[k].act(view, b.masks[j], self.bot_rngs[j]))
             else:
                 action = actions[j]
-            if env.step_unsynced(action):
+            if env.step_unsynced(action, checked=k < 0):
                 self._finish(j, env)  # writes the game's arrays itself
                 seats[j] = int(b.seats[j])
                 continue
@@ -181,8 +191,8 @@ class GameBatch:
             going.append(j)
             going_games.append(game)
         b.seats[:] = seats
-        self.env_class.encode_rows(seen_envs, seen_seats, b.obs, seen)
-        self.game_class.write_masks(going_games, b.masks, going)
+        self.env_class.encode_rows(seen_envs, seen_seats, b.obs, seen, self.arrays)
+        self.game_class.write_masks(going_games, b.masks, going, self.arrays)
 
     def _finish(self, j: int, env: Any) -> None:
         """Game ``j`` ended or hit ``max_decisions``: its results, then its next episode."""

@@ -90,8 +90,14 @@ class VectorGameEnv(VectorEnv):
 
     @property
     def masks(self) -> np.ndarray:
-        """``(N, A) int8``: the legal actions of each game's seat to act."""
-        return self.buf.masks
+        """``(N, A) int8``, read-only: the legal actions of each game's seat to act.
+
+        ``step`` checks the actions against these and the engines then play them without a
+        check of their own, so the view cannot be written (copy it to edit a mask).
+        """
+        view = self.buf.masks.view()
+        view.flags.writeable = False
+        return view
 
     @property
     def observed(self) -> np.ndarray:

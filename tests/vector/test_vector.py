@@ -9,6 +9,7 @@ import pytest
 
 import loco_envs
 from loco_envs import agents
+from loco_envs.core import IllegalActionError
 from loco_envs.vector import first_seeds, next_seed
 
 GAMES = [("loco_v0", {"num_players": 2}), ("moco_v0", {"num_players": 3}),
@@ -208,6 +209,34 @@ def test_illegal_action_raises_naming_the_game_and_moves_nothing():
         vec.step(np.full(3, 10_000))
     with pytest.raises(ValueError, match="3 integers"):
         vec.step(np.zeros(2, np.int64))
+
+
+@pytest.mark.parametrize("backend", ["serial", "shared_memory"])
+def test_masks_are_read_only_because_checked_actions_are_played_unchecked(backend):
+    """``step`` checks actions against ``masks`` and LOCO's ``play_legal`` trusts the check,
+    so a caller cannot loosen a mask; a bot's action is checked by the engine itself."""
+    vec = loco_envs.make_vec("loco_v0", 2, backend=backend, num_workers=2)
+    vec.reset(seed=4)
+    with pytest.raises(ValueError, match="read-only"):
+        vec.masks[0, :] = 1
+    illegal = int(np.flatnonzero(vec.masks[0] == 0)[0])
+    with pytest.raises(ValueError, match="game 0: action"):
+        vec.step(np.array([illegal, int(np.flatnonzero(vec.masks[1])[0])]))
+    vec.close()
+
+
+class _IllegalBot:
+    reads_view = False
+
+    def act(self, view, action_mask, rng):
+        return int(np.flatnonzero(action_mask == 0)[0])
+
+
+def test_a_bots_illegal_action_raises_the_rule_it_breaks():
+    vec = loco_envs.make_vec("loco_v0", 1, bots=[_IllegalBot()])
+    vec.reset(seed=2)
+    with pytest.raises(IllegalActionError, match="L-"):
+        vec.step(np.array([-1]), bots=np.array([0]))
 
 
 def test_autoreset_disabled_keeps_a_finished_game_finished():
