@@ -245,3 +245,19 @@ def test_L32_play_takes_the_stacking_option_and_explains_the_identical_answer(tm
     assert "it is your turn next - you hold r+2: slap it now" in out  # L-41
     assert "answer it with an identical r+2 (stacking=identical)" in out
     assert "L-32" in out and "stacking='identical'" in out  # the refused g+2, explained
+
+
+def test_every_field_of_a_game_stays_in_its_slots_through_whole_matches():
+    """``LocoGame.__slots__`` keeps each game's state in one object (vector env speed); a field
+    added outside it would land in a per-game dict again, so no game may grow one."""
+    env = loco_envs.make("loco_v0", wrapped=False, num_players=4, rounds=3, timeout_rate=0.1)
+    rng = np.random.default_rng(0)
+    for seed in range(5):
+        env.reset(seed=seed)
+        while not env.over:
+            legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+            env.step(int(rng.choice(legal)))
+            assert vars(env.game) == {}
+    loaded = loco_envs.make("loco_v0", wrapped=False, num_players=4, rounds=3)
+    loaded.reset(seed=0, options={"state": env.game.state_dict()})
+    assert vars(loaded.game) == {}
