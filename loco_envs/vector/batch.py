@@ -111,12 +111,27 @@ class GameBatch:
         self.autoreset = autoreset
         self.rngs: list[np.random.Generator] = []
         self.bot_rngs: list[np.random.Generator] = []
+        self.row_games: list[Any] = [None] * len(self.envs)  # the game in each arrays row
+        self.lent: set[int] = set()  # games handed out by env() since the last step
 
     def env(self, j: int) -> Any:
-        """Game ``j``'s raw env, its PettingZoo bookkeeping brought up to date first."""
+        """Game ``j``'s raw env, its PettingZoo bookkeeping brought up to date first.
+
+        The caller may step or reset it: :meth:`refresh_lent` then rewrites the game's rows
+        from it before the next step is checked.
+        """
         env = self.envs[j]
         env.sync()
+        self.lent.add(j)
         return env
+
+    def refresh_lent(self) -> None:
+        """Rewrite the arrays, seat, observation and mask of every game handed out by
+        :meth:`env`, which its caller may have changed behind the batch's back."""
+        lent, self.lent = self.lent, set()
+        for j in sorted(lent):
+            self._adopt(j)
+            self._write(j, self.envs[j], fresh=True)
 
     def reset(self, seeds: Sequence[int]) -> None:
         """Start every game of the slice on its seed (first episode) and write its arrays."""
@@ -131,14 +146,20 @@ class GameBatch:
 
     def _start(self, j: int, seed: int) -> None:
         env = self.envs[j]
-        ended = getattr(env, "game", None)
         env.reset(seed=seed)
-        if self.arrays is not None:
-            if ended is not None:
-                ended.move_to(None)  # a caller may still hold the ended game: it keeps its state
-            env.game.move_to(self.arrays, j)
+        self._adopt(j)
         self.buf.episode_seeds[j] = seed
         self._write(j, env, fresh=True)
+
+    def _adopt(self, j: int) -> None:
+        """Put game ``j``'s current game into its row of the batch arrays, if not there yet."""
+        game = self.envs[j].game
+        if self.arrays is None or self.row_games[j] is game:
+            return
+        if self.row_games[j] is not None:
+            self.row_games[j].move_to(None)  # a caller may still hold it: it keeps its state
+        game.move_to(self.arrays, j)
+        self.row_games[j] = game
 
     def _write(self, j: int, env: Any, fresh: bool = False) -> None:
         game, b = env.game, self.buf

@@ -154,6 +154,8 @@ class VectorGameEnv(VectorEnv):
             raise ValueError(f"bots must be {self.num_envs} integers, got shape {chosen.shape}")
         if ((chosen < -1) | (chosen >= len(self.bots))).any():
             raise ValueError(f"bots entries must be -1 or a bot index below {len(self.bots)}")
+        if self._batch is not None:
+            self._batch.refresh_lent()  # games changed through game_env(): masks from them
         self._check_actions(acts, chosen)
         b.actions[:] = acts
         b.bots[:] = chosen
@@ -204,6 +206,8 @@ class VectorGameEnv(VectorEnv):
 
         The batch steps its games' rules engines directly; this brings the env's PettingZoo
         bookkeeping (``agent_selection``, rewards, ``last()``) up to date before handing it out.
+        A caller that steps or resets it changes the game: the next ``step`` rewrites that
+        game's observation, mask and seat from it first, and checks the action against them.
         """
         if self._batch is None:
             raise ValueError("game_env() needs backend='serial'")

@@ -225,6 +225,44 @@ def test_masks_are_read_only_because_checked_actions_are_played_unchecked(backen
     vec.close()
 
 
+def test_a_game_changed_through_game_env_is_checked_and_encoded_from_its_new_state():
+    """Stepping or resetting ``game_env(i)`` changes game ``i`` behind the batch's back: the
+    next ``step`` checks against, and writes, that game's state, not the stale rows."""
+    vec = loco_envs.make_vec("loco_v0", 2, num_players=2)
+    vec.reset(seed=0)
+    stale = np.array(vec.masks[0])
+    raw = vec.game_env(0)
+    moved = next(a for a in np.flatnonzero(stale)
+                 if any(not _legal_after(raw, a)[b] for b in np.flatnonzero(stale)))
+    raw.step(int(moved))
+    now_illegal = next(int(b) for b in np.flatnonzero(stale) if not raw.game.legal_mask()[b])
+    other = vec.obs[1].copy()
+    with pytest.raises(ValueError, match="game 0: action"):
+        vec.step(np.array([now_illegal, -1]))
+    np.testing.assert_array_equal(vec.masks[0], raw.game.legal_mask())
+    np.testing.assert_array_equal(vec.obs[1], other)  # nothing moved
+    for seed in range(5):
+        vec.game_env(0).reset(seed=seed)
+        action = int(np.flatnonzero(vec.game_env(0).game.legal_mask())[0])
+        vec.step(np.array([action, -1]))
+        raw = vec.game_env(0)
+        single = loco_envs.make("loco_v0", wrapped=False, num_players=2)
+        single.reset(seed=seed)
+        single.step(action)
+        seen = single.observe(single.agent_selection)
+        np.testing.assert_array_equal(vec.obs[0], seen["observation"])
+        np.testing.assert_array_equal(vec.masks[0], seen["action_mask"])
+        assert raw.game.state_dict() == single.game.state_dict()
+
+
+def _legal_after(raw, action) -> np.ndarray:
+    """The mask after ``action`` in a copy of ``raw``'s game."""
+    twin = loco_envs.make("loco_v0", wrapped=False, num_players=raw.num_players)
+    twin.reset(seed=0, options={"state": raw.game.state_dict()})
+    twin.step(int(action))
+    return twin.game.legal_mask()
+
+
 class _IllegalBot:
     reads_view = False
 
