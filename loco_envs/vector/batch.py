@@ -137,6 +137,7 @@ class GameBatch:
         """Start every game of the slice on its seed (first episode) and write its arrays."""
         self.rngs = [np.random.default_rng(s) for s in seeds]
         self.bot_rngs = [np.random.default_rng([s, 1]) for s in seeds]
+        self.lent.clear()  # every game's rows are written afresh below
         b = self.buf
         b.rewards[:] = 0
         b.terminations[:] = False
