@@ -142,7 +142,7 @@ from pettingzoo.utils.env import AECEnv
 
 from loco_envs.core import RulesAECEnv, wrap
 from loco_envs.moco import observation
-from loco_envs.moco.rules import MocoGame
+from loco_envs.moco.rules import BATCH_MIN, MocoBatchArrays, MocoGame
 
 
 class raw_env(RulesAECEnv):  # noqa: N801 (PettingZoo's classic name)
@@ -166,8 +166,11 @@ class raw_env(RulesAECEnv):  # noqa: N801 (PettingZoo's classic name)
 
     @classmethod
     def encode_rows(cls, envs: Sequence[RulesAECEnv], seats: Sequence[int], obs: np.ndarray,
-                    rows: Sequence[int], arrays: None = None) -> None:
-        observation.encode_games([env.game for env in envs], seats, obs, rows)
+                    rows: Sequence[int], arrays: MocoBatchArrays | None = None) -> None:
+        if arrays is None or len(envs) < BATCH_MIN:
+            super().encode_rows(envs, seats, obs, rows)
+        else:
+            observation.encode_batch([env.game for env in envs], seats, obs, rows, arrays)
 
 
 def env(**options) -> AECEnv:

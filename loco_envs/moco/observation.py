@@ -55,11 +55,14 @@ from loco_envs.moco.cards import (
 from loco_envs.moco.rules import (
     ACE_ONLY_VALUE,
     CHIPS_PER_SUIT,
+    COUNT_CHIPS,
     HAND_SIZE,
     PHASES,
     REMOVED,
+    MocoBatchArrays,
     MocoGame,
     MocoView,
+    count_size,
     pile_values,
 )
 
@@ -221,43 +224,95 @@ def encode_game(game: MocoGame, seat: int, out: np.ndarray | None = None) -> np.
         out = np.zeros(offsets.size, np.float32)
     else:
         out.fill(0)
-    out[offsets.counts:offsets.phase] = _write_entries(game, seat, memoryview(out), 0, offsets)
+    out[offsets.counts:offsets.phase] = _write_entries(game, seat, memoryview(out), offsets)
     return out
 
 
-def encode_games(games: Sequence[MocoGame], seats: Sequence[int], obs: np.ndarray,
-                 rows: Sequence[int]) -> None:
-    """:func:`encode_game` of ``games[i]`` for ``seats[i]`` into ``obs[rows[i]]``, for all ``i``.
+def encode_batch(games: Sequence[MocoGame], seats: Sequence[int], obs: np.ndarray,
+                 rows: Sequence[int], arrays: MocoBatchArrays) -> None:
+    """:func:`encode_game` of ``games[i]`` for ``seats[i]`` into ``obs[rows[i]]``, for all ``i``,
+    where ``games[i]`` keeps row ``rows[i]`` of ``arrays`` (:meth:`MocoGame.move_to`).
 
-    A vector env's step: the zeroing and the count slices are one numpy call each for all the
-    rows, and the other entries go through one flat ``memoryview`` of ``obs`` (a 2-D
-    C-contiguous ``float32`` array); ``tests/vector/test_batched_engines.py`` pins it to
-    :func:`encode_game`.
+    A vector env's step: the hand, the table and the counts are copied from the batch arrays,
+    the seats put in the observer's order by one gather, and the one-hot and match entries
+    are computed for all the rows together, a dozen numpy calls whatever the number of games.
+    ``tests/vector/test_batched_engines.py`` pins it to :func:`encode_game`.
     """
     if not games:
         return
-    offsets = _OFFSETS[games[0].num_players]
-    size, counts0, phase0 = offsets.size, offsets.counts, offsets.phase
-    rows = list(rows)
-    obs[rows] = 0
-    flat = memoryview(obs).cast("B").cast("f")
-    obs[rows, counts0:phase0] = [_write_entries(game, seat, flat, row * size, offsets)
-                                 for game, seat, row in zip(games, seats, rows, strict=True)]
+    n = games[0].num_players
+    sl = _SLICES[n]
+    at = np.asarray(rows, np.intp)
+    seat = np.asarray(seats, np.intp)
+    obs[at, sl["hand"]] = arrays.hands[at, seat]
+    obs[at, sl["pile_cards"].start:sl["pile_tops"].stop] = arrays.table[at]
+    obs[at, sl["pile_heights"].start:sl["phase"].start] = arrays.counts[at[:, None],
+                                                                        _COUNT_ORDER[n][seat]]
+    obs[at, sl["phase"].start:] = _tails(games, seat, n)
 
 
-def _write_entries(game: MocoGame, seat: int, w: memoryview, base: int,
-                   offsets: _Offsets) -> list[int]:
-    """Every entry but the counts into a zeroed ``w[base: base + size]``; returns the counts
-    (``pile_heights`` to ``num_removed``) for the caller to write as one slice."""
+def _count_order(n: int) -> np.ndarray:
+    """Observer seat -> the ``MocoBatchArrays.counts`` columns of the observation's entries
+    from ``pile_heights`` to ``num_removed`` (the seats' blocks in relative order)."""
+    chips, sizes = COUNT_CHIPS, COUNT_CHIPS + NUM_SUITS * n
+    table = []
+    for order in _ORDERS[n]:
+        columns = list(range(COUNT_CHIPS))
+        columns += [chips + NUM_SUITS * s + k for s in order for k in range(NUM_SUITS)]
+        columns += [sizes + s for s in order]
+        columns.append(count_size(n) - 1)
+        table.append(columns)
+    return np.array(table, np.intp)
+
+
+_COUNT_ORDER = {n: _count_order(n) for n in _SLICES}
+def _tails(games: Sequence[MocoGame], seat: np.ndarray, n: int) -> np.ndarray:
+    """The entries from ``phase`` to ``match_scores`` of every game, one row each.
+
+    The games' few scalars are read in one flat list; the one-hot entries are set in one
+    call, those a game does not have (no phase once over, no pile outside the chip phase, no
+    seat to act) in a scratch column past the end.
+    """
+    sl = _SLICES[n]
+    start = sl["phase"].start
+    width = sl["match_scores"].stop - start
+    k = len(games)
+    state = np.array([x for g in games for x in (g.phase, g.played_pile, g.current_seat,
+                                                   g.dealer, g.game, g.num_games)],
+                     np.intp).reshape(k, 6)
+    played, current = state[:, 1], state[:, 2]
+    columns = np.empty((k, 4), np.intp)
+    phase = _PHASE_COLUMN[state[:, 0]]
+    columns[:, 0] = np.where(phase >= 0, phase, width)
+    columns[:, 1] = np.where(played >= 0, sl["played_pile"].start - start + played, width)
+    columns[:, 2] = np.where(current >= 0,
+                             sl["to_act"].start - start + (current - seat) % n, width)
+    columns[:, 3] = sl["dealer"].start - start + (state[:, 3] - seat) % n
+    tail = np.zeros((k, width + 1), np.float32)
+    every = np.arange(k)[:, None]
+    tail[every, columns] = 1
+    match = sl["match_game"].start - start
+    tail[:, match:match + 2] = state[:, 4:6]
+    scores = np.array([x for g in games for x in g.match_scores], np.float64).reshape(k, n)
+    tail[:, match + 2:width] = scores[every, _ORDER_TABLE[n][seat]] / MATCH_SCORE_SCALE
+    return tail[:, :width]
+
+
+#: The engine's phase number -> column of the ``phase`` slice (-1: over, no entry).
+_PHASE_COLUMN = np.array([-1 if e is None else e for e in _PHASE_ENTRY], np.intp)
+#: Number of players -> observer seat -> the absolute seats in relative order, as an array.
+_ORDER_TABLE = {n: np.array(orders, np.intp) for n, orders in _ORDERS.items()}
+
+
+def _write_entries(game: MocoGame, seat: int, w: memoryview, offsets: _Offsets) -> list[int]:
+    """Every entry but the counts into a zeroed ``w``; returns the counts (``pile_heights`` to
+    ``num_removed``) for the caller to write as one slice."""
     n = game.num_players
     _, hand0, cards0, tops0, phase0, played0, act0, dealer0, _, match0 = offsets
     hands = game._hands
-    hand0 += base
     for card in hands[seat]:
         w[hand0 + card] = 1.0
     heights, values = [], []
-    cards0 += base
-    tops0 += base
     for suit, pile in enumerate(game._piles):
         if pile:
             row = suit * NUM_PLAYABLE
@@ -273,13 +328,12 @@ def _write_entries(game: MocoGame, seat: int, w: memoryview, base: int,
             values.append(ACE_ONLY_VALUE)  # M-21, as pile_values
     phase = _PHASE_ENTRY[game.phase]
     if phase is not None:
-        w[base + phase0 + phase] = 1.0
+        w[phase0 + phase] = 1.0
     if game.played_pile >= 0:
-        w[base + played0 + game.played_pile] = 1.0
+        w[played0 + game.played_pile] = 1.0
     if game.current_seat >= 0:
-        w[base + act0 + (game.current_seat - seat) % n] = 1.0
-    w[base + dealer0 + (game.dealer - seat) % n] = 1.0
-    match0 += base
+        w[act0 + (game.current_seat - seat) % n] = 1.0
+    w[dealer0 + (game.dealer - seat) % n] = 1.0
     w[match0] = game.game
     w[match0 + 1] = game.num_games
     order = _ORDERS[n][seat]

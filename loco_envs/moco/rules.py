@@ -52,6 +52,8 @@ from loco_envs.moco.cards import (
     CARDS,
     CODES,
     EXCUSE,
+    FIRST_PLAYABLE,
+    NUM_PLAYABLE,
     NUM_SUITS,
     SUITS,
     VALUES,
@@ -77,6 +79,41 @@ _NUM_PLAYS = codec.NUM_PLAYS
 _FIRST_CHIP = codec.FIRST_CHIP
 _NO_CHIP = codec.NO_CHIP
 _NUM_ACTIONS = codec.NUM_ACTIONS
+#: Column of each play action's card in a ``MocoBatchArrays.hands`` row of one seat.
+_PLAY_HAND_COLUMN = np.array(_PLAY_CARD_T, np.intp) - FIRST_PLAYABLE
+
+#: ``MocoBatchArrays``' layout: where the pile tops start in a ``table`` row, and where each
+#: block starts in a ``counts`` row (the hand sizes and the removed cards follow the chips).
+TABLE_TOPS = NUM_SUITS * NUM_PLAYABLE
+#: Fewer games than this are encoded and masked one by one: below it the batched paths' fixed
+#: cost (a few dozen numpy calls, about 100 µs a step) is more than the games' own.
+BATCH_MIN = 8
+COUNT_HEIGHTS, COUNT_VALUES, COUNT_SUPPLY, COUNT_CHIPS = 0, NUM_SUITS, 2 * NUM_SUITS, 3 * NUM_SUITS
+
+
+def count_size(num_players: int) -> int:
+    """Length of a ``MocoBatchArrays.counts`` row."""
+    return COUNT_CHIPS + (NUM_SUITS + 1) * num_players + 1
+
+
+@dataclass
+class MocoBatchArrays:
+    """:meth:`MocoGame.batch_arrays`: the table, hands and counts of a vector env batch's
+    ``N`` games (``float32``, one row each), kept up to date by the games as they move.
+
+    They are laid out as the observation's blocks, so the batched encoder copies them instead
+    of walking each game's lists (:func:`loco_envs.moco.observation.encode_batch`):
+
+    - ``table`` ``(N, 2 * 6 * 35)``: 1 where a card lies on a pile, then 1 for each pile's top
+      card (suit-major, card ``id - 6``), the ``pile_cards`` and ``pile_tops`` blocks;
+    - ``hands`` ``(N, P, 35)``: 1 for each card in each seat's hand;
+    - ``counts`` ``(N, count_size(P))``: pile heights, pile values (M-21), supply, each seat's
+      chips, each seat's hand size, cards removed, seats in absolute order.
+    """
+
+    table: np.ndarray
+    hands: np.ndarray
+    counts: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -164,6 +201,7 @@ class MocoGame(Game):
         self.phase = PLAY
         self.played_pile = -1
         self.terminal = False
+        self._rows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # see move_to
 
     def _deal(self, dealer: int) -> None:
         """M-01 … M-05: Aces as pile bases, shuffle, remove unseen, deal evenly, full supply."""
@@ -183,6 +221,48 @@ class MocoGame(Game):
         self.phase = PLAY
         self.played_pile = -1
         self.terminal = False
+        if self._rows is not None:
+            self._write_rows()
+
+    # --- a vector env's batch arrays -----------------------------------------------------
+    @classmethod
+    def batch_arrays(cls, num_games: int, num_players: int) -> MocoBatchArrays:
+        return MocoBatchArrays(
+            np.zeros((num_games, 2 * TABLE_TOPS), np.float32),
+            np.zeros((num_games, num_players, NUM_PLAYABLE), np.float32),
+            np.zeros((num_games, count_size(num_players)), np.float32),
+        )
+
+    def move_to(self, arrays: MocoBatchArrays | None, row: int = 0) -> None:
+        """``Game.move_to``: from now on every move also writes what it changes into row
+        ``row`` of ``arrays`` (flat views of it, kept in ``_rows``); ``None`` stops that. The
+        lists stay the state that the rules read."""
+        if arrays is None:
+            self._rows = None
+            return
+        self._rows = (arrays.table[row], arrays.hands[row].reshape(-1), arrays.counts[row])
+        self._write_rows()
+
+    def _write_rows(self) -> None:
+        """The game's whole rows from its lists (when it joins a batch, and at each deal)."""
+        table, hands, counts = self._rows
+        table[:] = 0
+        ones = []
+        for suit, pile in enumerate(self._piles):
+            if pile:
+                at = suit * NUM_PLAYABLE - FIRST_PLAYABLE
+                ones += [at + card for card in pile]
+                ones.append(TABLE_TOPS + at + pile[-1])
+        table[ones] = 1
+        hands[:] = 0
+        hands[[seat * NUM_PLAYABLE - FIRST_PLAYABLE + card
+               for seat, hand in enumerate(self._hands) for card in hand]] = 1
+        row = [len(p) for p in self._piles] + list(pile_values(self._piles)) + self._supply
+        for chips in self._chips:
+            row += chips
+        row += [len(h) for h in self._hands]
+        row.append(len(self._removed))
+        counts[:] = row
 
     # --- decisions -------------------------------------------------------------------------
     def legal_mask(self) -> np.ndarray:
@@ -192,8 +272,7 @@ class MocoGame(Game):
 
     def _legal_list(self) -> list[int]:
         """The legal actions (M-10: a card of the hand on a pile it may go to; M-11 … M-13: a
-        takable chip, or no chip when none is), unsorted: ``legal_mask`` and ``write_masks``
-        both set their entries."""
+        takable chip, or no chip when none is), unsorted: ``legal_mask`` sets their entries."""
         if self.phase == PLAY:
             plays = _CARD_PLAYS
             return [a for card in self._hands[self.current_seat] for a in plays[card]]
@@ -202,16 +281,36 @@ class MocoGame(Game):
         return []
 
     @classmethod
-    def write_masks(cls, games: Sequence[MocoGame], out: np.ndarray,
-                    rows: Sequence[int], arrays: None = None) -> None:
-        """``Game.write_masks`` in two numpy calls: zero the rows, then set every legal entry
-        of every game through one flat index list."""
-        if not games:
+    def write_masks(cls, games: Sequence[MocoGame], out: np.ndarray, rows: Sequence[int],
+                    arrays: MocoBatchArrays | None = None) -> None:
+        """``Game.write_masks`` from the batch arrays, a few numpy calls for all the games: a
+        play is legal when its card is in the hand (M-10: the actions are the card's piles),
+        a chip when the supply holds one, but not of the pile just played on with two players
+        (M-11, M-12); no chip when no chip is (M-13)."""
+        if arrays is None or len(games) < BATCH_MIN:
+            super().write_masks(games, out, rows)
             return
+        plays, play_seats, chips, barred = [], [], [], []
+        for game, row in zip(games, rows, strict=True):
+            if game.phase == PLAY:
+                plays.append(row)
+                play_seats.append(game.current_seat)
+            elif game.phase == CHIP:
+                chips.append(row)
+                barred.append(game.played_pile if game.num_players == 2 else -1)
         out[list(rows)] = 0
-        flat = [row * _NUM_ACTIONS + a for game, row in zip(games, rows, strict=True)
-                for a in game._legal_list()]
-        out.put(flat, 1)
+        if plays:
+            at = np.asarray(plays, np.intp)[:, None]
+            seats = np.asarray(play_seats, np.intp)[:, None]
+            out[at[:, 0], :_NUM_PLAYS] = arrays.hands[at, seats, _PLAY_HAND_COLUMN]
+        if chips:
+            at = np.asarray(chips, np.intp)
+            takable = arrays.counts[at, COUNT_SUPPLY:COUNT_SUPPLY + NUM_SUITS] > 0
+            barred = np.asarray(barred, np.intp)
+            two = np.flatnonzero(barred >= 0)
+            takable[two, barred[two]] = False
+            out[at, _FIRST_CHIP:_NO_CHIP] = takable
+            out[at, _NO_CHIP] = ~takable.any(axis=1)
 
     def _takable(self) -> list[int]:
         """M-11 … M-13: suits whose chip the current seat may take after its play."""
@@ -253,11 +352,27 @@ class MocoGame(Game):
         self._cards_in_hands -= 1
         stack = self._piles[pile]
         stack.append(card)
+        if self._rows is not None:
+            self._mark_play(seat, card, pile, stack, len(hand))
         if len(stack) >= PILE_LIMIT or self._cards_in_hands == 0:
             self._end_game()  # M-20: at once, before any chip
         else:
             self.phase = CHIP
             self.played_pile = pile
+
+    def _mark_play(self, seat: int, card: int, pile: int, stack: list[int], hand_size: int) -> None:
+        """A play's changes to the game's batch rows: the card on the pile and its new top,
+        out of the hand; the pile's height and value (M-21), the hand's size."""
+        table, hands, counts = self._rows
+        at = pile * NUM_PLAYABLE - FIRST_PLAYABLE
+        table[at + card] = 1
+        if len(stack) > 1:
+            table[TABLE_TOPS + at + stack[-2]] = 0
+        table[TABLE_TOPS + at + card] = 1
+        hands[seat * NUM_PLAYABLE - FIRST_PLAYABLE + card] = 0
+        counts[COUNT_HEIGHTS + pile] = len(stack)
+        counts[COUNT_VALUES + pile] = VALUES[card]
+        counts[COUNT_CHIPS + NUM_SUITS * self.num_players + seat] = hand_size
 
     def _take(self, a: int) -> None:
         seat = self.current_seat
@@ -284,6 +399,10 @@ class MocoGame(Game):
                 )
             self._supply[suit] -= 1
             self._chips[seat][suit] += 1
+            if self._rows is not None:
+                counts = self._rows[2]
+                counts[COUNT_SUPPLY + suit] = self._supply[suit]
+                counts[COUNT_CHIPS + NUM_SUITS * seat + suit] = self._chips[seat][suit]
         self.phase = PLAY
         self.played_pile = -1
         self.current_seat = self._next_seat(seat)

@@ -33,10 +33,16 @@ def test_batched_encoders_and_masks_equal_the_one_game_paths(env_id, options):
     _compare_batched_paths(env_id, options, with_arrays=False)
 
 
-@pytest.mark.parametrize(("env_id", "options"), [c for c in CONFIGS if c[0] == "loco_v0"])
+@pytest.mark.parametrize(("env_id", "options"), [
+    *[c for c in CONFIGS if c[0] in ("loco_v0", "moco_v0")],
+    ("moco_v0", {"num_players": 3, "match": True}),
+    ("moco_v0", {"num_players": 4}),
+])
 def test_batched_paths_read_the_state_kept_in_batch_arrays(env_id, options):
-    """LOCO keeps hands and discard counts in ``batch_arrays``; Swaps and Rotations (L-35,
-    L-36) move contents, so the arrays stay the games' state through every move and reset."""
+    """LOCO keeps hands and discard counts in ``batch_arrays`` (Swaps and Rotations, L-35,
+    L-36, move contents); Moco! writes each move's changes into them, and a match's next deal
+    (M-30) rewrites them. Either way the arrays stay the games' state through every move and
+    reset."""
     _compare_batched_paths(env_id, options, with_arrays=True)
 
 
@@ -79,7 +85,7 @@ def _compare_batched_paths(env_id: str, options: dict, with_arrays: bool) -> Non
                 _reset(env, 1000 + row + int(rng.integers(10**6)), arrays, row)
             else:
                 env.step(int(rng.choice(np.flatnonzero(mask))))
-            if with_arrays:
+            if with_arrays and env_id == "loco_v0":
                 assert all(np.shares_memory(hand, arrays.hands[row]) for hand in env.game.hands)
                 assert np.shares_memory(env.game.discard_counts, arrays.discard_counts[row])
 
@@ -102,6 +108,38 @@ def test_an_ended_game_given_back_its_arrays_keeps_its_state():
     arrays.discard_counts[:] = 0
     np.testing.assert_array_equal(game.hands, hands)
     assert game.discard_counts.sum() == len(game.discard)
+
+
+def test_a_moco_game_loaded_or_given_back_keeps_its_rows_right():
+    """A loaded state (any table, chips and hands) is written whole into the game's rows, and
+    a game given back stops writing into the row the batch hands on."""
+    from loco_envs.moco.rules import BATCH_MIN
+
+    env = loco_envs.make("moco_v0", wrapped=False, num_players=3)
+    env.reset(seed=4)
+    for _ in range(9):
+        env.step(int(np.flatnonzero(env.game.legal_mask())[-1]))
+    state = env.state_dict()
+    envs = [loco_envs.make("moco_v0", wrapped=False, num_players=3) for _ in range(BATCH_MIN)]
+    rows = list(range(1, BATCH_MIN + 1))  # row 0 is never written
+    arrays = env.game_class.batch_arrays(BATCH_MIN + 1, 3)
+    for row, other in zip(rows, envs, strict=True):
+        other.reset(seed=row, options={"state": state})
+        other.game.move_to(arrays, row)
+    obs = np.zeros((BATCH_MIN + 1, env.observation_size()), np.float32)
+    masks = np.zeros((BATCH_MIN + 1, env.game_class.NUM_ACTIONS), np.int8)
+    seats = [row % 3 for row in rows]
+    type(env).encode_rows(envs, seats, obs, rows, arrays)
+    env.game_class.write_masks([other.game for other in envs], masks, rows, arrays)
+    for row, seat in zip(rows, seats, strict=True):
+        np.testing.assert_array_equal(obs[row], env.encode(seat))
+        np.testing.assert_array_equal(masks[row], env.game.legal_mask())
+    assert not obs[0].any() and not masks[0].any()
+    envs[0].game.move_to(None)
+    before = [a.copy() for a in (arrays.table, arrays.hands, arrays.counts)]
+    envs[0].step(int(np.flatnonzero(envs[0].game.legal_mask())[0]))
+    after = (arrays.table, arrays.hands, arrays.counts)
+    assert all((a == b).all() for a, b in zip(before, after, strict=True))
 
 
 def test_no_games_write_nothing():
