@@ -180,8 +180,9 @@ class GameBatch:
         """One decision in every game whose ``actions`` (or ``bots``) entry asks for one.
 
         The vector env checked the caller's actions against the masks, so they are played
-        unchecked (``play_legal``); a bot's action is checked, and an illegal one raises (a bot
-        bug).
+        unchecked (``play_legal``). So is a bot's action that its game's mask allows; one that
+        it does not goes to the engine's checked ``apply``, which raises the rule it breaks (a
+        bot bug).
         """
         b = self.buf
         b.rewards[:] = 0
@@ -189,7 +190,7 @@ class GameBatch:
         b.truncations[:] = False
         bots, actions = b.bots.tolist(), b.actions.tolist()  # plain ints: cheaper per game
         observed, seats = b.observed.tolist(), b.seats.tolist()  # as the step began
-        envs = self.envs
+        envs, num_actions = self.envs, b.masks.shape[1]
         going, going_games = [], []  # games that go on, and their engines (one mask write)
         seen, seen_envs, seen_seats = [], [], []  # those observed now (one encoder call)
         for j in np.flatnonzero((b.actions >= 0) | (b.bots >= 0)).tolist():
@@ -198,9 +199,10 @@ class GameBatch:
             if k >= 0:
                 view = env.game.view(seats[j]) if self.bot_reads_view[k] else None
                 action = int(self.bot_objects[k].act(view, b.masks[j], self.bot_rngs[j]))
+                checked = 0 <= action < num_actions and b.masks[j, action] == 1
             else:
-                action = actions[j]
-            if env.step_unsynced(action, checked=k < 0):
+                action, checked = actions[j], True
+            if env.step_unsynced(action, checked=checked):
                 self._finish(j, env)  # writes the game's arrays itself
                 seats[j] = int(b.seats[j])
                 continue

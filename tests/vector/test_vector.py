@@ -214,7 +214,7 @@ def test_illegal_action_raises_naming_the_game_and_moves_nothing():
 @pytest.mark.parametrize("backend", ["serial", "shared_memory"])
 def test_masks_are_read_only_because_checked_actions_are_played_unchecked(backend):
     """``step`` checks actions against ``masks`` and LOCO's ``play_legal`` trusts the check,
-    so a caller cannot loosen a mask; a bot's action is checked by the engine itself."""
+    so a caller cannot loosen a mask (a bot's action outside its mask goes to ``apply``)."""
     vec = loco_envs.make_vec("loco_v0", 2, backend=backend, num_workers=2)
     vec.reset(seed=4)
     with pytest.raises(ValueError, match="read-only"):
@@ -264,16 +264,24 @@ def _legal_after(raw, action) -> np.ndarray:
 
 
 class _IllegalBot:
+    """Plays outside its mask: the first action it forbids, or one past the last index."""
+
     reads_view = False
 
+    def __init__(self, out_of_range: bool = False):
+        self.out_of_range = out_of_range
+
     def act(self, view, action_mask, rng):
+        if self.out_of_range:
+            return action_mask.size
         return int(np.flatnonzero(action_mask == 0)[0])
 
 
-def test_a_bots_illegal_action_raises_the_rule_it_breaks():
-    vec = loco_envs.make_vec("loco_v0", 1, bots=[_IllegalBot()])
+@pytest.mark.parametrize("out_of_range", [False, True])
+def test_a_bots_illegal_action_raises_the_rule_it_breaks(out_of_range):
+    vec = loco_envs.make_vec("loco_v0", 1, bots=[_IllegalBot(out_of_range)])
     vec.reset(seed=2)
-    with pytest.raises(IllegalActionError, match="L-"):
+    with pytest.raises(IllegalActionError, match="not in 0" if out_of_range else "L-"):
         vec.step(np.array([-1]), bots=np.array([0]))
 
 
