@@ -11,7 +11,7 @@ of the env class's ``encode_rows`` writes the observations of every game whose s
 observed (the same vectors as ``observe``), and one call of the game class's ``write_masks``
 every game's mask, so an engine can do the work of all its games in a few numpy calls. Both
 get the game class's ``batch_arrays``, where an engine may keep the part of its games' state
-that they gather (LOCO's hands), each game in its own row.
+that they gather (LOCO's hands, Moco!'s table, hands and counts), each game in its own row.
 """
 
 from __future__ import annotations
