@@ -51,17 +51,17 @@ class Game(ABC):
     def batch_arrays(cls, num_games: int, num_players: int) -> Any:
         """Arrays in which a vector env's batch keeps a part of every game's state, or ``None``.
 
-        An engine whose batched masks and observations read a part of its state (LOCO's hands)
-        can have it kept here, one row per game, so that they gather it in one numpy call
-        instead of building an array from one object per game. The batch calls
-        :meth:`move_to` after each reset to put a game in its row. The default keeps every
-        game's state in the game.
+        An engine whose batched masks and observations read a part of its state (LOCO's hands,
+        Moco!'s table, hands and counts) can have it kept here, one row per game, so that they
+        gather it in one numpy call instead of building an array from one object per game. The
+        batch calls :meth:`move_to` after each reset to put a game in its row. The default
+        keeps every game's state in the game.
         """
         return None
 
     def move_to(self, arrays: Any, row: int = 0) -> None:
-        """Keep this game's part of ``batch_arrays`` in row ``row``; ``arrays=None`` takes it
-        back into arrays of the game's own (before the row is given to another game)."""
+        """Keep this game's part of ``batch_arrays`` in row ``row``; ``arrays=None`` (before
+        the row is given to another game) leaves the row, the game keeping its whole state."""
         raise NotImplementedError(f"{type(self).__name__} has no batch_arrays")
 
     @classmethod

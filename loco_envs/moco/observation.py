@@ -266,6 +266,12 @@ def _count_order(n: int) -> np.ndarray:
 
 
 _COUNT_ORDER = {n: _count_order(n) for n in _SLICES}
+#: The engine's phase number -> column of the ``phase`` slice (-1: over, no entry).
+_PHASE_COLUMN = np.array([-1 if e is None else e for e in _PHASE_ENTRY], np.intp)
+#: Number of players -> observer seat -> the absolute seats in relative order, as an array.
+_ORDER_TABLE = {n: np.array(orders, np.intp) for n, orders in _ORDERS.items()}
+
+
 def _tails(games: Sequence[MocoGame], seat: np.ndarray, n: int) -> np.ndarray:
     """The entries from ``phase`` to ``match_scores`` of every game, one row each.
 
@@ -296,12 +302,6 @@ def _tails(games: Sequence[MocoGame], seat: np.ndarray, n: int) -> np.ndarray:
     scores = np.array([x for g in games for x in g.match_scores], np.float64).reshape(k, n)
     tail[:, match + 2:width] = scores[every, _ORDER_TABLE[n][seat]] / MATCH_SCORE_SCALE
     return tail[:, :width]
-
-
-#: The engine's phase number -> column of the ``phase`` slice (-1: over, no entry).
-_PHASE_COLUMN = np.array([-1 if e is None else e for e in _PHASE_ENTRY], np.intp)
-#: Number of players -> observer seat -> the absolute seats in relative order, as an array.
-_ORDER_TABLE = {n: np.array(orders, np.intp) for n, orders in _ORDERS.items()}
 
 
 def _write_entries(game: MocoGame, seat: int, w: memoryview, offsets: _Offsets) -> list[int]:

@@ -85,10 +85,10 @@ _PLAY_HAND_COLUMN = np.array(_PLAY_CARD_T, np.intp) - FIRST_PLAYABLE
 #: ``MocoBatchArrays``' layout: where the pile tops start in a ``table`` row, and where each
 #: block starts in a ``counts`` row (the hand sizes and the removed cards follow the chips).
 TABLE_TOPS = NUM_SUITS * NUM_PLAYABLE
+COUNT_HEIGHTS, COUNT_VALUES, COUNT_SUPPLY, COUNT_CHIPS = 0, NUM_SUITS, 2 * NUM_SUITS, 3 * NUM_SUITS
 #: Fewer games than this are encoded and masked one by one: below it the batched paths' fixed
 #: cost (a few dozen numpy calls, about 100 µs a step) is more than the games' own.
 BATCH_MIN = 8
-COUNT_HEIGHTS, COUNT_VALUES, COUNT_SUPPLY, COUNT_CHIPS = 0, NUM_SUITS, 2 * NUM_SUITS, 3 * NUM_SUITS
 
 
 def count_size(num_players: int) -> int:
@@ -306,9 +306,9 @@ class MocoGame(Game):
         if chips:
             at = np.asarray(chips, np.intp)
             takable = arrays.counts[at, COUNT_SUPPLY:COUNT_SUPPLY + NUM_SUITS] > 0
-            barred = np.asarray(barred, np.intp)
-            two = np.flatnonzero(barred >= 0)
-            takable[two, barred[two]] = False
+            barred_pile = np.asarray(barred, np.intp)
+            two = np.flatnonzero(barred_pile >= 0)
+            takable[two, barred_pile[two]] = False
             out[at, _FIRST_CHIP:_NO_CHIP] = takable
             out[at, _NO_CHIP] = ~takable.any(axis=1)
 
