@@ -12,7 +12,8 @@ the ratios within a repeat:
   serial`` (the trainer now: 128 games x 16 steps in one process, its policy class from
   ``train.ppo.policy_network``: the same networks, with ``train.networks``' masked distribution,
   inverse-CDF sampling and numpy ``tanh``, fused Adam, and its rollout buffer) and ``vector
-  shared memory`` (the same over worker processes). The rollout is 2,048 decisions in every row;
+  shared memory`` (the same, a slice of the games in each of the other cores' processes). The
+  rollout is 2,048 decisions in every row;
   each row runs in a fresh process (spawned), whose peak resident memory (plus its children's,
   counted as many times as there are children) is reported too, and its CPU time with its
   workers' (decisions per CPU-second: on a shared machine the wall clock favours the row with
@@ -195,7 +196,7 @@ def _worker_pids(venv: Any) -> list[int]:
     """The collection processes of a vec env (SB3's subprocesses, or the vector env's)."""
     if hasattr(venv, "processes"):
         return [p.pid for p in venv.processes]
-    return [proc.pid for _, proc in getattr(venv.vec, "_workers", [])]
+    return venv.vec.worker_pids
 
 
 def _cpu_seconds(pids: list[int]) -> float:
@@ -306,7 +307,7 @@ def _vector_rows(env_id: str) -> list[tuple[str, int, Any]]:
     for n in VECTOR_SIZES:
         rows.append((f"make_vec N={n}, serial", 1,
                      loco_envs.make_vec(env_id, n, num_players=2)))
-    rows.append((f"make_vec N=256, shared memory ({cores} workers)", cores,
+    rows.append((f"make_vec N=256, shared memory ({cores} processes)", cores,
                  loco_envs.make_vec(env_id, 256, backend="shared_memory", num_workers=cores,
                                     num_players=2)))
     return rows

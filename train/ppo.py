@@ -96,7 +96,8 @@ class Args:
     backend: str = "serial"
     """vector env backend: 'serial' (all games in the learner's process) or 'shared_memory'"""
     num_workers: int = 0
-    """worker processes of the shared_memory backend (0: one per core)"""
+    """processes stepping the games with the shared_memory backend, this one among them
+    (0: one per core)"""
     num_steps: int = 16
     """decisions collected per game per update (rollout = num_envs * num_steps)"""
     learning_rate: float = 3e-4

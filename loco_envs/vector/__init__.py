@@ -15,10 +15,12 @@ game is that raw env) plus ``backend``, ``num_workers``, ``bots`` and ``autorese
 argument                meaning
 ======================  ======================================================================
 ``backend``             ``"serial"``: every game in this process, stepped in one loop (the
-                        default). ``"shared_memory"``: ``num_workers`` worker processes (default:
-                        all cores) each own a contiguous slice of the games and write into the
-                        same arrays, which live in ``multiprocessing.shared_memory``; a step is
-                        one message to each worker and one reply.
+                        default). ``"shared_memory"``: the games are cut into ``num_workers``
+                        contiguous slices (default: one per core); this process steps the
+                        first itself, one worker process each of the others, all writing into
+                        the same arrays, which live in ``multiprocessing.shared_memory``. A
+                        step wakes each worker through a semaphore, steps this process's
+                        slice meanwhile, and waits for the workers' semaphores.
 ``bots``                objects with the bot protocol (``act(view, action_mask, rng)``) that may
                         choose a game's action inside the env (``step(actions, bots)``), where
                         the game lives, so scripted bots run in the workers too.

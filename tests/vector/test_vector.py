@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 
 import numpy as np
 import pytest
@@ -50,12 +52,17 @@ def _check_rows(vec, singles) -> None:
         np.testing.assert_array_equal(vec.masks[i], mask)
 
 
-@pytest.mark.parametrize("backend", ["serial", "shared_memory"])
+#: (backend, num_workers): all games in this process; this process's slice alone; its slice
+#: and one worker's; its slice and two workers' of 2 and 1 games (5 games).
+BACKENDS = [("serial", None), ("shared_memory", 1), ("shared_memory", 2), ("shared_memory", 3)]
+
+
+@pytest.mark.parametrize(("backend", "workers"), BACKENDS)
 @pytest.mark.parametrize(("env_id", "options"), GAMES)
-def test_same_seeds_give_the_single_env_trajectories(env_id, options, backend):
+def test_same_seeds_give_the_single_env_trajectories(env_id, options, backend, workers):
     n, seed = 5, 11
     options = {**options, "max_decisions": 40}  # truncations and autoresets within the test
-    vec = loco_envs.make_vec(env_id, n, backend=backend, num_workers=2, **options)
+    vec = loco_envs.make_vec(env_id, n, backend=backend, num_workers=workers, **options)
     try:
         vec.reset(seed=seed)
         singles = [SingleGame(env_id, options, s) for s in first_seeds(seed, n)]
@@ -324,15 +331,41 @@ class _BrokenBot:
         raise RuntimeError("boom")
 
 
-def test_a_worker_error_is_raised_in_the_parent():
-    vec = loco_envs.make_vec("moco_v0", 2, backend="shared_memory", num_workers=2,
-                             bots=[_BrokenBot()], num_players=2)
+@pytest.mark.parametrize(("broken", "slice_name"), [(0, "games 0..1"), (3, "games 2..3")])
+def test_a_slice_error_is_raised_in_the_parent_and_a_reset_goes_on(broken, slice_name):
+    """Game 0..1 are this process's slice, 2..3 a worker's: either one's error is a
+    ``RuntimeError`` naming its slice, raised once every slice has finished its step, so
+    the next command (a reset: the step was left half done) finds every slice waiting."""
+    vec = loco_envs.make_vec("moco_v0", 4, backend="shared_memory", num_workers=2,
+                             bots=[agents.make("random"), _BrokenBot()], num_players=2)
     try:
         vec.reset(seed=0)
-        with pytest.raises(RuntimeError, match="boom"):
-            vec.step(np.full(2, -1), np.zeros(2, np.int64))
+        bots = np.zeros(4, np.int64)
+        bots[broken] = 1
+        with pytest.raises(RuntimeError, match="boom") as caught:
+            vec.step(np.full(4, -1), bots)
+        assert slice_name in str(caught.value)
+        assert vec.worker_pids and all(p > 0 for p in vec.worker_pids)
+        vec.reset(seed=1)
+        vec.step(np.full(4, -1), np.zeros(4, np.int64))
+        assert not vec.terminations.any()
     finally:
         vec.close()
+
+
+def test_a_dead_worker_is_named_instead_of_waited_for():
+    vec = loco_envs.make_vec("loco_v0", 4, backend="shared_memory", num_workers=2,
+                             num_players=2)
+    try:
+        vec.reset(seed=0)
+        (pid,) = vec.worker_pids
+        os.kill(pid, signal.SIGKILL)
+        actions = np.array([np.flatnonzero(m)[0] for m in vec.masks])
+        with pytest.raises(RuntimeError, match=f"worker {pid} died"):
+            vec.step(actions)
+    finally:
+        vec.close()
+    assert vec.obs.shape == (4, vec.single_observation_space.shape[0])  # copied out at close
 
 
 def test_spaces_follow_gymnasium_vector_conventions():
