@@ -7,7 +7,7 @@ Run a config, override any of its keys with flags, watch it in TensorBoard::
     tensorboard --logdir runs
 
 How it works. One :class:`train.selfplay.SelfPlayVecEnv` holds ``num_envs`` games in a vector env
-(:func:`loco_envs.make_vec`, in this process or in ``num_workers`` shared-memory workers): the
+(:func:`loco_envs.make_vec`, in this process or in ``num_workers`` slices sharing memory): the
 learner takes a random seat each episode and the other seats are filled from the opponent pool
 (:mod:`train.pool`): bots and frozen snapshots of the learner, drawn with the weights of
 ``opponent_mix``, every opponent decision batched (one forward pass per snapshot for all games

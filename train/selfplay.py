@@ -4,11 +4,11 @@ Each of the ``num_envs`` games of a :func:`loco_envs.make_vec` env has a learner
 episode) and an opponent code for every other seat, drawn per episode from the
 :class:`~train.pool.OpponentPool`. After the learner's actions are applied (one vector step for
 all games), the opponents play until the learner is to act again in every game: per round, the
-games where a bot is to act let the vector env's own bots choose (in the worker processes with
-the shared-memory backend), and the games where a frozen snapshot is to act get their actions
-from **one forward pass per snapshot** over all of them (``NumpyPolicy.act_batch``, their
-observations transformed once for all snapshots); games where
-the learner waits are skipped (action ``-1``).
+games where a bot is to act let the vector env's own bots choose (in the process of each
+game's slice with the shared-memory backend), and the games where a frozen snapshot is to act
+get their actions from **one forward pass per snapshot** over all of them
+(``NumpyPolicy.act_batch``, their observations transformed once for all snapshots); games
+where the learner waits are skipped (action ``-1``).
 
 What SB3 sees, per game: the learner's observation (``obs_transform`` applied), the learner's
 legal actions (``action_masks()``, what ``MaskablePPO`` reads), and at the end of a game, on the

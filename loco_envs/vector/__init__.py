@@ -23,7 +23,7 @@ argument                meaning
                         slice meanwhile, and waits for the workers' semaphores.
 ``bots``                objects with the bot protocol (``act(view, action_mask, rng)``) that may
                         choose a game's action inside the env (``step(actions, bots)``), where
-                        the game lives, so scripted bots run in the workers too.
+                        the game lives, so scripted bots run in each slice's process.
 ``autoreset_mode``      ``"SameStep"`` (default) or ``"Disabled"`` (Gymnasium's
                         ``AutoresetMode``; ``NextStep`` is not offered, see below).
 ======================  ======================================================================

@@ -1,7 +1,8 @@
 """``GameBatch``: a slice of a vector env's games in one process, stepped in one tight loop.
 
-Both backends run their games through this class: the in-process one over all games, each worker
-of the shared-memory one over its own slice, writing straight into the shared arrays. Each game
+Both backends run their games through this class: the in-process one over all games, each process
+of the shared-memory one (the caller's and its workers) over its own slice, writing straight
+into the shared arrays. Each game
 is a raw env of the suite (``RulesAECEnv``), stepped by ``step_unsynced``: the rules engine's
 ``apply`` and the record's move line, without PettingZoo's per-move bookkeeping, which the
 env's own ``sync`` brings up to date at the end of a game (so the final rewards, scores, ranks,
@@ -85,7 +86,7 @@ class Buffers:
     observed: np.ndarray
 
     def rows(self, start: int, stop: int) -> Buffers:
-        """Views of games ``start..stop-1`` (a worker's slice)."""
+        """Views of games ``start..stop-1`` (a slice of the shared-memory backend)."""
         return Buffers(**{name: getattr(self, name)[start:stop] for name in self.__dict__})
 
 

@@ -1,4 +1,5 @@
-"""``VectorGameEnv``: N games of one env id stepped in one call, in one process or in workers.
+"""``VectorGameEnv``: N games of one env id stepped in one call, in one process or in slices
+over processes sharing memory.
 
 See :mod:`loco_envs.vector` for the API and where it departs from Gymnasium's ``VectorEnv``.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import sys
 import traceback
 from collections.abc import Sequence
@@ -131,6 +133,8 @@ class VectorGameEnv(VectorEnv):
         """Start every game: ``seed`` is one seed (each game's derived from it) or one per game."""
         if options:
             raise ValueError(f"reset options are not supported by vector envs, got {options!r}")
+        if self._closed:
+            raise RuntimeError("the vector env is closed")
         seeds = self._seeds(seed)
         if self._batch is not None:
             self._batch.reset(seeds)
@@ -143,6 +147,8 @@ class VectorGameEnv(VectorEnv):
     def step(self, actions: Any, bots: Any = None
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One decision per game: ``actions[i]`` (``-1``: skip game ``i``) or bot ``bots[i]``."""
+        if self._closed:
+            raise RuntimeError("the vector env is closed")
         if not self._reset_done:
             raise RuntimeError("call reset() before step()")
         b = self.buf
@@ -170,17 +176,20 @@ class VectorGameEnv(VectorEnv):
         if self._closed:
             return
         self._closed = True
-        for worker in self._workers:
-            worker.stop()
-        self._workers = []
-        self._local = None  # its rows are views of the shared memory freed below
+        self._free_workers()
         if self._shm is not None:
             self.buf = Buffers(**{name: np.array(getattr(self.buf, name))
                                   for name in self._layout})
-            try:
-                self._shm.close()
-            except BufferError:  # the caller still holds a view; freed with it
-                pass
+
+    def _free_workers(self) -> None:
+        """Stop the workers and give the shared memory back (its name at once; its pages once
+        no array views them: a caller may still hold the ``obs`` a step returned)."""
+        for worker in self._workers:
+            worker.stop()
+        self._workers = []
+        self._local = None
+        if self._shm is not None:
+            _release(self._shm)
             self._shm.unlink()
             self._shm = None
 
@@ -200,7 +209,8 @@ class VectorGameEnv(VectorEnv):
     def view(self, index: int, seat: int) -> Any:
         """``view(seat)`` of game ``index`` (in-process backend only: the games live here)."""
         if self._batch is None:
-            raise ValueError("view() needs backend='serial': shared-memory games live in workers")
+            raise ValueError("view() needs backend='serial': shared-memory games live in "
+                             "slices, mostly in other processes")
         return self._batch.envs[index].view(seat)  # the rules state: always up to date
 
     def game_env(self, index: int) -> Any:
@@ -268,13 +278,19 @@ class VectorGameEnv(VectorEnv):
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         ctx = multiprocessing.get_context(method)
         bounds = np.linspace(0, self.num_envs, workers + 1).astype(int).tolist()
-        self._local = GameBatch(self.env_id, self.options, 0, bounds[1],
-                                buf.rows(0, bounds[1]), self.bots, autoreset)
-        for start, stop in zip(bounds[1:-1], bounds[2:], strict=True):
-            self._workers.append(_Worker(ctx, (self._shm.name, self._layout, self.env_id,
-                                               self.options, start, stop, self.bots,
-                                               autoreset)))
-        self._command("ready")
+        try:
+            self._local = GameBatch(self.env_id, self.options, 0, bounds[1],
+                                    buf.rows(0, bounds[1]), self.bots, autoreset)
+            for start, stop in zip(bounds[1:-1], bounds[2:], strict=True):
+                self._workers.append(_Worker(ctx, (self._shm.name, self._layout, self.env_id,
+                                                   self.options, start, stop, self.bots,
+                                                   autoreset)))
+            self._command("ready")
+        except BaseException:
+            self._closed = True
+            buf = None
+            self._free_workers()
+            raise
         return buf
 
     def _command(self, name: str) -> None:
@@ -293,8 +309,9 @@ class VectorGameEnv(VectorEnv):
                 local.step()
         except Exception as exc:  # noqa: BLE001 - raised below, as a worker's would be
             errors.append(f"games 0..{len(local.envs) - 1}: {exc!r}\n{traceback.format_exc()}")
-        errors += [message for worker in self._workers
-                   if (message := worker.wait()) is not None]
+        finally:  # an interrupt here too: every worker has finished before it goes up
+            errors += [message for worker in self._workers
+                       if (message := worker.wait()) is not None]
         if errors:
             raise RuntimeError("vector env worker failed:\n" + "\n".join(errors))
 
@@ -318,9 +335,10 @@ class _Worker:
     """
 
     def __init__(self, ctx: Any, args: tuple) -> None:
-        self.go, self.done = ctx.Semaphore(0), ctx.Semaphore(0)
+        self.pending = False  # a command sent and not yet waited for
         self.command = ctx.RawValue("i", 0)
         self.failed = ctx.RawValue("i", 0)
+        self.go, self.done = ctx.Semaphore(0), ctx.Semaphore(0)
         self.conn, child = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_worker, daemon=True,
                                 args=(child, self.go, self.done, self.command, self.failed,
@@ -329,15 +347,25 @@ class _Worker:
         child.close()
 
     def send(self, name: str) -> None:
+        if self.pending:  # the last command's wait was interrupted: finish it first
+            self.wait()
         self.command.value = _COMMANDS.index(name)
+        self.pending = True
         self.go.release()
 
     def wait(self) -> str | None:
         """The command's error message, or ``None`` once it is done."""
         while not self.done.acquire(timeout=_LIVENESS_SECONDS):
             if not self.proc.is_alive():
+                self.pending = False
                 return f"worker {self.proc.pid} died (exit code {self.proc.exitcode})"
-        return self.conn.recv() if self.failed.value else None
+        self.pending = False
+        if not self.failed.value:
+            return None
+        try:  # sent after ``done``: a message longer than the pipe's buffer cannot block
+            return self.conn.recv()
+        except EOFError:
+            return f"worker {self.proc.pid} died (exit code {self.proc.exitcode})"
 
     def stop(self) -> None:
         if self.proc.is_alive():
@@ -345,15 +373,33 @@ class _Worker:
             self.proc.join(timeout=5)
         if self.proc.is_alive():
             self.proc.terminate()
+            self.proc.join(timeout=1)
         self.conn.close()
 
 
 def _views(shm: shared_memory.SharedMemory, layout: dict) -> Buffers:
+    """The arrays of ``layout`` over ``shm``; each holds the buffer (``frombuffer``), so the
+    pages stay mapped while any of them lives (see :func:`_release`)."""
     arrays, offset = {}, 0
     for name, (shape, dtype) in layout.items():
-        arrays[name] = np.ndarray(shape, dtype, buffer=shm.buf, offset=offset)
-        offset += int(np.prod(shape)) * np.dtype(dtype).itemsize
+        count = int(np.prod(shape))
+        arrays[name] = np.frombuffer(shm.buf, dtype, count, offset).reshape(shape)
+        offset += count * np.dtype(dtype).itemsize
     return Buffers(**arrays)
+
+
+def _release(shm: shared_memory.SharedMemory) -> None:
+    """Unmap ``shm`` now if no array views it, else when the last one goes.
+
+    ``close`` refuses (``BufferError``) while an array holds the buffer; the mapping then lives
+    on in that buffer. The object's own ``close`` at garbage collection would raise the same
+    error: it is told the memory is gone already.
+    """
+    try:
+        shm.close()
+    except BufferError:
+        shm._buf = shm._mmap = None  # noqa: SLF001 - the views' buffer keeps the mapping
+        shm.close()  # the file descriptor
 
 
 def _die_with_parent() -> None:
@@ -372,8 +418,13 @@ def _die_with_parent() -> None:
 def _worker(conn: Any, go: Any, done: Any, command: Any, failed: Any, shm_name: str,
             layout: dict, env_id: str, options: dict, start: int, stop: int,
             bots: Sequence[Any], autoreset: bool) -> None:
-    """A worker's loop: wait for ``go``, run the command, report it ``done``."""
+    """A worker's loop: wait for ``go``, run the command, report it ``done``.
+
+    An interrupt (Ctrl-C reaches the whole process group) is the parent's to handle: the
+    worker finishes its command, and dies with the parent if the parent dies.
+    """
     _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     shm = shared_memory.SharedMemory(name=shm_name)
     rows = batch = None
     try:
@@ -391,12 +442,11 @@ def _worker(conn: Any, go: Any, done: Any, command: Any, failed: Any, shm_name: 
                 else:
                     batch.step()
                 failed.value = 0
+                done.release()
             except Exception as exc:  # noqa: BLE001 - reported to the parent, which raises
                 failed.value = 1
+                done.release()
                 conn.send(f"games {start}..{stop - 1}: {exc!r}\n{traceback.format_exc()}")
-            done.release()
-    except KeyboardInterrupt:
-        pass
     finally:
         rows = batch = None
-        shm.close()
+        _release(shm)

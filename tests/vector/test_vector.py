@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import time
 
 import numpy as np
 import pytest
@@ -52,8 +53,8 @@ def _check_rows(vec, singles) -> None:
         np.testing.assert_array_equal(vec.masks[i], mask)
 
 
-#: (backend, num_workers): all games in this process; this process's slice alone; its slice
-#: and one worker's; its slice and two workers' of 2 and 1 games (5 games).
+#: (backend, num_workers) with 5 games: all in this process; this process's slice alone; its
+#: slice of 2 and a worker's of 3; its slice of 1 and two workers' of 2.
 BACKENDS = [("serial", None), ("shared_memory", 1), ("shared_memory", 2), ("shared_memory", 3)]
 
 
@@ -351,6 +352,78 @@ def test_a_slice_error_is_raised_in_the_parent_and_a_reset_goes_on(broken, slice
         assert not vec.terminations.any()
     finally:
         vec.close()
+
+
+class _LongErrorBot:
+    name = "long error"
+
+    def act(self, view, action_mask, rng):
+        raise RuntimeError("x" * 100_000)  # far beyond a pipe's buffer
+
+
+def test_a_worker_error_longer_than_the_pipe_buffer_is_raised():
+    vec = loco_envs.make_vec("moco_v0", 4, backend="shared_memory", num_workers=2,
+                             bots=[_LongErrorBot()], num_players=2)
+    try:
+        vec.reset(seed=0)
+        bots = np.array([-1, -1, 0, -1])
+        with pytest.raises(RuntimeError, match="games 2..3: RuntimeError") as caught:
+            vec.step(np.where(bots < 0, -1, 0), bots)
+        assert "x" * 100_000 in str(caught.value)
+    finally:
+        vec.close()
+
+
+class _SlowBot:
+    name = "slow"
+    reads_view = False
+
+    def act(self, view, action_mask, rng):
+        time.sleep(0.3)
+        return int(np.flatnonzero(action_mask)[0])
+
+
+class _InterruptBot:
+    name = "interrupt"
+    reads_view = False
+
+    def act(self, view, action_mask, rng):
+        raise KeyboardInterrupt
+
+
+def test_an_interrupt_in_this_process_slice_leaves_the_workers_in_step():
+    """Ctrl-C in the caller's own slice (game 0) goes up only once the worker's slow step is
+    done, so the next command waits for the worker's own answer to it, not the old one."""
+    vec = loco_envs.make_vec("moco_v0", 2, backend="shared_memory", num_workers=2,
+                             bots=[_InterruptBot(), _SlowBot()], num_players=2)
+    fresh = loco_envs.make_vec("moco_v0", 2, num_players=2)
+    try:
+        vec.reset(seed=0)
+        start = time.perf_counter()
+        with pytest.raises(KeyboardInterrupt):
+            vec.step(np.full(2, -1), np.array([0, 1]))
+        assert time.perf_counter() - start >= 0.3
+        vec.reset(seed=1)
+        fresh.reset(seed=1)
+        np.testing.assert_array_equal(vec.obs, fresh.obs)
+        np.testing.assert_array_equal(vec.masks, fresh.masks)
+    finally:
+        vec.close()
+        fresh.close()
+
+
+def test_arrays_a_caller_kept_stay_readable_after_close_and_a_closed_env_refuses():
+    vec = loco_envs.make_vec("loco_v0", 3, backend="shared_memory", num_workers=2,
+                             num_players=2)
+    obs, _ = vec.reset(seed=0)
+    want = np.array(obs)
+    vec.close()
+    np.testing.assert_array_equal(obs, want)  # the kept view, its pages still mapped
+    np.testing.assert_array_equal(vec.obs, want)  # the env's copy
+    with pytest.raises(RuntimeError, match="closed"):
+        vec.step(np.zeros(3, np.int64))
+    with pytest.raises(RuntimeError, match="closed"):
+        vec.reset(seed=0)
 
 
 def test_a_dead_worker_is_named_instead_of_waited_for():
