@@ -184,14 +184,15 @@ class VectorGameEnv(VectorEnv):
     def _free_workers(self) -> None:
         """Stop the workers and give the shared memory back (its name at once; its pages once
         no array views them: a caller may still hold the ``obs`` a step returned)."""
-        for worker in self._workers:
-            worker.stop()
-        self._workers = []
-        self._local = None
-        if self._shm is not None:
-            _release(self._shm)
-            self._shm.unlink()
-            self._shm = None
+        try:
+            while self._workers:
+                self._workers.pop().stop()
+        finally:  # even if interrupted: the memory is not left behind
+            self._local = None
+            if self._shm is not None:
+                _release(self._shm)
+                self._shm.unlink()
+                self._shm = None
 
     def __del__(self) -> None:
         try:
@@ -309,7 +310,7 @@ class VectorGameEnv(VectorEnv):
                 local.step()
         except Exception as exc:  # noqa: BLE001 - raised below, as a worker's would be
             errors.append(f"games 0..{len(local.envs) - 1}: {exc!r}\n{traceback.format_exc()}")
-        finally:  # an interrupt here too: every worker has finished before it goes up
+        finally:  # an interrupt too waits for every worker (a second one leaves at once)
             errors += [message for worker in self._workers
                        if (message := worker.wait()) is not None]
         if errors:
@@ -335,7 +336,8 @@ class _Worker:
     """
 
     def __init__(self, ctx: Any, args: tuple) -> None:
-        self.pending = False  # a command sent and not yet waited for
+        self.pending = False  # a command sent, its answer not yet all read
+        self.answered = False  # its ``done`` taken (a message may still be owed)
         self.command = ctx.RawValue("i", 0)
         self.failed = ctx.RawValue("i", 0)
         self.go, self.done = ctx.Semaphore(0), ctx.Semaphore(0)
@@ -350,26 +352,33 @@ class _Worker:
         if self.pending:  # the last command's wait was interrupted: finish it first
             self.wait()
         self.command.value = _COMMANDS.index(name)
-        self.pending = True
+        self.pending, self.answered = True, False
         self.go.release()
 
     def wait(self) -> str | None:
         """The command's error message, or ``None`` once it is done."""
-        while not self.done.acquire(timeout=_LIVENESS_SECONDS):
-            if not self.proc.is_alive():
-                self.pending = False
-                return f"worker {self.proc.pid} died (exit code {self.proc.exitcode})"
+        died = f"worker {self.proc.pid} died (exit code {{}})"
+        if not self.answered:
+            while not self.done.acquire(timeout=_LIVENESS_SECONDS):
+                if not self.proc.is_alive():
+                    self.pending = False
+                    return died.format(self.proc.exitcode)
+            self.answered = True
+        message = None
+        if self.failed.value:
+            try:  # sent after ``done``: a message longer than the pipe's buffer cannot block
+                message = self.conn.recv()
+            except (EOFError, OSError):  # OSError: it died partway through the message
+                message = died.format(self.proc.exitcode)
         self.pending = False
-        if not self.failed.value:
-            return None
-        try:  # sent after ``done``: a message longer than the pipe's buffer cannot block
-            return self.conn.recv()
-        except EOFError:
-            return f"worker {self.proc.pid} died (exit code {self.proc.exitcode})"
+        return message
 
     def stop(self) -> None:
+        """Ask the worker to close once its current command (if any) is done, then end it
+        after 5 s: a worker stuck in a bot does not hold ``close`` up."""
         if self.proc.is_alive():
-            self.send("close")
+            self.command.value = _COMMANDS.index("close")  # read only after ``go``
+            self.go.release()
             self.proc.join(timeout=5)
         if self.proc.is_alive():
             self.proc.terminate()
