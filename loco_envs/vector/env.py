@@ -176,20 +176,21 @@ class VectorGameEnv(VectorEnv):
         if self._closed:
             return
         self._closed = True
-        self._free_workers()
-        if self._shm is not None:
-            self.buf = Buffers(**{name: np.array(getattr(self.buf, name))
-                                  for name in self._layout})
+        self._free_workers(keep_arrays=True)
 
-    def _free_workers(self) -> None:
-        """Stop the workers and give the shared memory back (its name at once; its pages once
-        no array views them: a caller may still hold the ``obs`` a step returned)."""
+    def _free_workers(self, keep_arrays: bool = False) -> None:
+        """Stop the workers and give the shared memory back: its name at once, its pages once
+        no array views them (a caller may still hold the ``obs`` a step returned). With
+        ``keep_arrays`` the env's arrays are copied out first, so they stay readable."""
         try:
             while self._workers:
                 self._workers.pop().stop()
         finally:  # even if interrupted: the memory is not left behind
             self._local = None
             if self._shm is not None:
+                if keep_arrays:
+                    self.buf = Buffers(**{name: np.array(getattr(self.buf, name))
+                                          for name in self._layout})
                 _release(self._shm)
                 self._shm.unlink()
                 self._shm = None
