@@ -7,13 +7,14 @@ the ratios within a repeat:
 - **training**: learner decisions/s of ``MaskablePPO.learn`` (collection and updates) with the
   quick config's network, opponent mix and PPO settings, one frozen snapshot in the pool, for
   ``reference`` (the trainer before the vector env: 8 single-game envs in an SB3
-  ``SubprocVecEnv``, 256 steps each, every opponent decided one observation at a time; kept
-  here, and only here, as the yardstick, with sb3-contrib's ``MlpPolicy`` as then), ``vector
-  serial`` (the trainer now: 128 games x 16 steps in one process, its policy class from
+  ``SubprocVecEnv``, the config's rollout shared among them (256 steps each), every opponent
+  decided one observation at a time; kept here, and only here, as the yardstick, with
+  sb3-contrib's ``MlpPolicy`` as then), ``vector serial`` (the trainer now: the config's games
+  and steps, LOCO 256 x 8 and Moco! 128 x 16, in one process, its policy class from
   ``train.ppo.policy_network``: the same networks, with ``train.networks``' masked distribution,
   inverse-CDF sampling and numpy ``tanh``, fused Adam, and its rollout buffer) and ``vector
-  shared memory`` (the same, a slice of the games in each of the other cores' processes). The
-  rollout is 2,048 decisions in every row;
+  shared memory`` (the same, the games in one slice per core: this process's and a worker's
+  for each other core). The rollout is 2,048 decisions in every row;
   each row runs in a fresh process (spawned), whose peak resident memory (plus its children's,
   counted as many times as there are children) is reported too, and its CPU time with its
   workers' (decisions per CPU-second: on a shared machine the wall clock favours the row with
@@ -157,12 +158,11 @@ def _training_row(task: tuple[str, str, str, int, int, int]) -> dict[str, float]
                              "--obs-transform", "log1p"])
     extra: dict[str, Any] = {}
     if path == "reference":
-        args.num_envs, args.num_steps = 8, 256
+        args.num_envs, args.num_steps = 8, args.num_envs * args.num_steps // 8
         venv = _reference_venv(args)
         arch = list(args.net_arch)  # sb3-contrib's MlpPolicy, as the trainer built it then
         policy, policy_kwargs = "MlpPolicy", dict(net_arch=dict(pi=arch, vf=arch))
     else:
-        args.num_envs, args.num_steps = 128, 16
         args.backend = "serial" if path == "vector serial" else "shared_memory"
         venv = make_vec_env(args)
         policy, policy_kwargs = policy_network(args)  # the same networks, as the trainer now
