@@ -220,15 +220,15 @@ def encode_games(games: Sequence[LocoGame], seats: Sequence[int], obs: np.ndarra
     if not games:
         return
     o = _offsets(games[0].num_players)
-    rows = list(rows)
-    obs[rows] = 0
+    index = np.array(rows, np.intp)  # numpy turns a list into an index anew for every use
+    obs[index] = 0
     if arrays is None:
-        obs[rows, :NUM_IDENTITIES] = [game.hands[seat]
-                                      for game, seat in zip(games, seats, strict=True)]
-        obs[rows, o.discard:] = [game.discard_counts for game in games]
+        obs[index, :NUM_IDENTITIES] = [game.hands[seat]
+                                       for game, seat in zip(games, seats, strict=True)]
+        obs[index, o.discard:] = [game.discard_counts for game in games]
     else:
-        obs[rows, :NUM_IDENTITIES] = arrays.hands[rows, list(seats)]
-        obs[rows, o.discard:] = arrays.discard_counts[rows]
+        obs[index, :NUM_IDENTITIES] = arrays.hands[index, np.array(seats, np.intp)]
+        obs[index, o.discard:] = arrays.discard_counts[index]
     flat = memoryview(obs).cast("B").cast("f")
     for game, seat, row in zip(games, seats, rows, strict=True):
         _write_entries(game, seat, flat, row * o.size, o)

@@ -479,24 +479,25 @@ class LocoGame(Game):
             else:
                 phased.append(game._phase_row())
                 phase_rows.append(row)
-        if turns:
-            out[turn_rows] = cls._turn_masks(turns, turn_rows, arrays)
+        if turns:  # indices as arrays: numpy turns a list into one anew for every use
+            index = np.array(turn_rows, np.intp)
+            out[index] = cls._turn_masks(turns, index, arrays)
         if phased:
-            out[phase_rows] = _PHASE_MASKS[phased]
+            out[phase_rows] = _PHASE_MASKS[np.array(phased, np.intp)]
         super().write_masks(rest, out, rest_rows)
 
     @staticmethod
-    def _turn_masks(games: Sequence[LocoGame], rows: list[int],
+    def _turn_masks(games: Sequence[LocoGame], rows: np.ndarray,
                     arrays: LocoBatchArrays | None) -> np.ndarray:
         """The masks of turn and after-penalty decisions, as ``_compute_mask`` has them."""
         seats = [game.current_seat for game in games]
         if arrays is None:
             hands = np.array([game.hands[seat] for game, seat in zip(games, seats, strict=True)])
         else:
-            hands = arrays.hands[rows, seats]
+            hands = arrays.hands[rows, np.array(seats, np.intp)]
         masks = np.zeros((len(games), A.NUM_ACTIONS), np.int8)
-        masks[:, :A.NUM_PLAYS] = (_PLAY_ROWS[[game._play_row() for game in games]]
-                                  & (hands[:, A.PLAY_IDENT] >= A.PLAY_COUNT))
+        play_rows = np.array([game._play_row() for game in games], np.intp)
+        masks[:, :A.NUM_PLAYS] = _PLAY_ROWS[play_rows] & (hands[:, A.PLAY_IDENT] >= A.PLAY_COUNT)
         turn = [game.phase == TURN for game in games]
         masks[:, A.DRAW] = turn
         masks[:, A.PASS] = np.logical_not(turn)
