@@ -66,7 +66,7 @@ def test_illegal_action_raises_and_changes_nothing():
     before = env.state_dict()
     with pytest.raises(ValueError, match="R-1"):
         env.step(5)
-    assert env.state_dict() == before and env._moves == []
+    assert env.state_dict() == before and env.decisions == 0
 
 
 def test_state_injection_starts_from_the_dict():

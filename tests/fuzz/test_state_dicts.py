@@ -41,7 +41,7 @@ def valid_state(env_id: str, players: int, seed: int, moves: int) -> str:
 
 
 def snapshot(env) -> str:
-    return json.dumps([env.state_dict(), env._record_header, env._moves, env.agent_selection,
+    return json.dumps([env.state_dict(), env.record_lines(), env.agent_selection,
                        env.agents], sort_keys=True, default=str)
 
 
