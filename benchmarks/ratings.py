@@ -134,6 +134,8 @@ def _check_record(record: Any, where: str) -> dict:
     n = record["num_players"]
     if not _is_int(n) or not 1 <= n <= 64:
         raise ValueError(f"{where}: 'num_players' must be an integer from 1 to 64, got {n!r}")
+    if not _is_int(record["seed"]):  # the deal: games sharing it are resampled together
+        raise ValueError(f"{where}: 'seed' must be an integer, got {record['seed']!r}")
     for key in ("seats", "ranks", "scores"):
         if not isinstance(record[key], list) or len(record[key]) != n:
             raise ValueError(f"{where}: {key!r} must be a list of num_players={n} entries")

@@ -189,6 +189,15 @@ def test_record_with_unknown_seat_agent_or_wrong_length_is_rejected(tmp_path):
         R.write_records(tmp_path / "r.jsonl", [short])
 
 
+@pytest.mark.parametrize("seed", [[1, 2], {"a": 1}, "7", None, 1.5, True])
+def test_record_whose_seed_is_not_an_integer_is_rejected(tmp_path, seed):
+    # The seed groups a deal's games for the bootstrap; a list or dict there was a TypeError.
+    path = tmp_path / "records.jsonl"
+    path.write_text(json.dumps(duel_records(1, 1)[0] | {"seed": seed}) + "\n")
+    with pytest.raises(ValueError, match="line 1: 'seed' must be an integer"):
+        R.ratings_from_file(path, bootstrap=0)
+
+
 def test_empty_records_file_is_an_error(tmp_path):
     path = tmp_path / "r.jsonl"
     path.write_text("\n")

@@ -22,7 +22,10 @@ from loco_envs.benchmarks.journal import RECORDS, RecordJournal
 from tests.safety.helpers import saved_policy
 
 ROOT = Path(__file__).resolve().parents[2]
-GAMES = 48
+# Enough games that a kill lands before the end: results reach the journal in chunks (up to 8
+# games a worker), and on a loaded machine the poll below sees them late (a first kill aimed at
+# 10 lines has landed at 36: with 48 games the second, at 46, then missed the end).
+GAMES = 120
 
 
 def command(out: Path, policy: Path, workers: int = 1, *extra: str) -> list[str]:
