@@ -110,6 +110,9 @@ def replay_move(env: Any, number: int, line: dict) -> None:
 
 def check_result(env: Any, number: int, result: dict) -> None:
     """Check a record's final line against the replayed game (finished or truncated)."""
+    if not isinstance(result, dict):
+        raise ValueError(f"record line {number}: 'result' must be a JSON object, got "
+                         f"{type(result).__name__}")
     if result.get("truncated"):
         check_truncated(env, number, result)
         return

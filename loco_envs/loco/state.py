@@ -59,6 +59,16 @@ def _bad(field: str, why: str) -> ValueError:
     return ValueError(f"state field {field!r}: {why}")
 
 
+def _effects_left(data: dict, field: str, kind: str) -> int:
+    """A count of pending Swap or Rotation effects: at most the copies of one identity of
+    that kind, all played together (L-20)."""
+    value = _get(data, field, int)
+    high = max(int(c) for c, k in zip(C.FULL_DECK_COUNTS, C.KIND, strict=True) if k == kind)
+    if not 0 <= value <= high:
+        raise _bad(field, f"must be 0..{high} (copies of one {kind} identity), got {value}")
+    return value
+
+
 def _get(data: dict, field: str, kind: type | tuple) -> Any:
     if field not in data:
         raise _bad(field, "missing")
@@ -150,8 +160,8 @@ def load_state(cls: type[LocoGame], data: dict, rng: np.random.Generator,
     if game.drawn is not None and (phase != "after_draw"
                                    or not game.hands[game.current_seat][game.drawn]):
         raise _bad("drawn", "a drawn card belongs to the hand of the seat deciding after a draw")
-    game.swaps_left = _get(data, "swaps_left", int)
-    game.rotations_left = _get(data, "rotations_left", int)
+    game.swaps_left = _effects_left(data, "swaps_left", "X")
+    game.rotations_left = _effects_left(data, "rotations_left", "O")
     calls = _per_seat(data, "calls", n, str)
     if any(c not in CALL_STATES for c in calls):
         raise _bad("calls", f"each must be one of {list(CALL_STATES)}")

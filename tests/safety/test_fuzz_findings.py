@@ -29,6 +29,20 @@ def test_a_record_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
         loco_envs.replay(path)
 
 
+@pytest.mark.parametrize("result", ["r5", [1], 3, None])
+def test_a_record_whose_result_is_no_object_names_its_line(tmp_path: Path, result) -> None:
+    env = loco_envs.make("momo_v0", wrapped=False, num_players=2)
+    env.reset(seed=3)
+    while not env.over:
+        env.step(int(np.flatnonzero(env.game.legal_mask())[0]))
+    path = env.save_record(tmp_path / "g.jsonl")
+    lines = path.read_text().splitlines()
+    lines[-1] = json.dumps({"result": result})
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(ValueError, match=f"record line {len(lines)}: 'result' must be a JSON"):
+        loco_envs.replay(path)
+
+
 def test_a_config_that_is_not_utf8_names_its_file(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     from loco_envs.train.config import load_config
@@ -60,6 +74,10 @@ def test_mampfos_state_with_a_pile_card_that_is_no_string_is_refused() -> None:
 @pytest.mark.parametrize(("field", "value", "message"), [
     ("round", 0, "'round'"), ("scores", 10**30, "'scores'"), ("rounds_won", 9, "'rounds_won'"),
     ("timeouts", -1, "'timeouts'"), ("slap_window_due", [0] * 5, "'slap_window_due'"),
+    # the observation's swaps_left entry read -1 (L-20: at most the copies of one identity)
+    ("swaps_left", -1, "'swaps_left': must be 0..1"), ("swaps_left", 2, "'swaps_left'"),
+    ("rotations_left", -1, "'rotations_left': must be 0..4"),
+    ("rotations_left", 5, "'rotations_left'"),
 ])
 def test_loco_state_counters_beyond_a_match_are_refused(field, value, message) -> None:
     env = loco_envs.make("loco_v0", wrapped=False, num_players=3)
