@@ -52,6 +52,9 @@ for _kind, _copies, _points in WILD_KINDS:
 CODE_TO_ID = {code: i for i, code in enumerate(CODES)}
 POINTS = np.array(POINTS_LIST, dtype=np.int64)
 FULL_DECK_COUNTS = np.array(COPIES, dtype=np.int16)
+#: The most copies one identity of each kind has: what can be played together (L-20).
+MOST_COPIES = {kind: max(c for c, k in zip(COPIES, KIND, strict=True) if k == kind)
+               for kind in dict.fromkeys(KIND)}
 assert int(FULL_DECK_COUNTS.sum()) == DECK_SIZE
 
 WILD = CODE_TO_ID["W"]

@@ -56,7 +56,7 @@ from loco_envs.loco.cards import (
     COLOURS,
     DECK_SIZE,
     FULL_DECK_COUNTS,
-    KIND,
+    MOST_COPIES,
     NUM_IDENTITIES,
     POINTS,
 )
@@ -118,8 +118,7 @@ def bounds(num_players: int, rounds: int = 1) -> tuple[np.ndarray, np.ndarray]:
         "hand": (0, FULL_DECK_COUNTS),
         "discard": (0, FULL_DECK_COUNTS),
         "pending": (0, [MAX_CARDS, 1, 1]),
-        "swaps_left": (0, max(c for c, k in zip(FULL_DECK_COUNTS, KIND, strict=True)
-                              if k == "X")),
+        "swaps_left": (0, MOST_COPIES["X"]),
         "seats": (0, np.tile(seat_high, n)),
         "match": ([1, min(ROUND_CHOICES), 0], [rounds + n - 1, max(ROUND_CHOICES), 1]),
         "draw_pile": (0, MAX_CARDS),

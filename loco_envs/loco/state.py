@@ -63,7 +63,7 @@ def _effects_left(data: dict, field: str, kind: str) -> int:
     """A count of pending Swap or Rotation effects: at most the copies of one identity of
     that kind, all played together (L-20)."""
     value = _get(data, field, int)
-    high = max(int(c) for c, k in zip(C.FULL_DECK_COUNTS, C.KIND, strict=True) if k == kind)
+    high = C.MOST_COPIES[kind]
     if not 0 <= value <= high:
         raise _bad(field, f"must be 0..{high} (copies of one {kind} identity), got {value}")
     return value
