@@ -1,0 +1,34 @@
+"""What the suite's compiled (numba) engines share, and the contract each game's engine keeps.
+
+A game's compiled engine is the package ``loco_envs/<game>/compiled/`` (LOCO's sets the
+pattern). It keeps the state of N games in preallocated arrays, one row per game, and is exact
+to the game's Python rules engine: same seed, same deal; same actions, same states, masks,
+observations, features, rewards and bot moves. The differential harness
+(:mod:`loco_envs.compiled.differential`) holds the two equal in the tests.
+
+``state.py`` (plain Python)
+    ``State``: a ``NamedTuple`` of arrays (numba takes it as it is), fields documented in a
+    table in the module docstring; ``Config``: a ``NamedTuple`` of the batch's options (the same
+    for all its games). ``config(options) -> Config`` from the checked game options (defaults
+    filled in), ``allocate(num_games, cfg) -> State``, ``write_game(state, i, game)`` (a Python
+    game into row ``i``, its ``rng`` state included), ``state_dict(state, i, cfg) -> dict``
+    (the Python engine's schema) and ``read_game(state, i, options) -> Game`` (a Python game
+    that goes on exactly as the row would).
+``engine.py`` (``@njit(cache=True)``, one function per rule or phase, rule ids in comments)
+    ``new_game(s, cfg, i, seed)``: row ``i`` becomes ``Game(rng=np.random.default_rng(seed),
+    **options)``; ``legal_mask(s, cfg, i, out)``: the ``int8`` mask of the seat to act
+    (``s.actor[i]``, ``-1`` once ``s.terminal[i]``), zeros when over; ``play(s, cfg, i,
+    action)``: ``Game.play_legal`` (the action is known legal); ``final_ranks(s, cfg, i, out)``
+    and ``final_scores(s, cfg, i, out)``: ``Game.final_ranks()`` / ``final_scores()``.
+``encode.py`` (``@njit``)
+    ``encode(s, cfg, i, seat, out)``: exactly ``observation.encode(game.view(seat))`` (same
+    secrecy); ``features(obs, num_players, out)``: exactly the game's per-action features of
+    ``agents.features`` for rows of observations.
+``bots.py`` (``@njit``)
+    one function per scripted bot, ``<bot>(s, cfg, i, mask, rng_state) -> action``: exactly the
+    Python bot's ``act(view, mask, rng)`` when ``rng_state`` holds ``rng``'s state, reading only
+    what the seat to act may see.
+
+:mod:`loco_envs.compiled.rng` is numpy's ``default_rng`` (SeedSequence + PCG64) draw for draw,
+over a ``uint64`` array per game: the one generator both engines use.
+"""
