@@ -5,7 +5,7 @@ The repository keeps the suite's tools in top-level folders (``agents/``, ``trai
 clone. Installed, they live inside the package: ``loco_envs.agents``, ``loco_envs.train``,
 ``loco_envs.benchmarks`` and the data folder ``loco_envs.configs``, so a wheel adds no generic
 top-level module that would shadow, or be shadowed by, a user's own ``agents/`` folder (see the
-README, "Installing"). Everything else is in ``pyproject.toml``; the packages are listed here
+README, "Install"). Everything else is in ``pyproject.toml``; the packages are listed here
 because setuptools can only map folders to other package names from an explicit list, and
 finding them keeps new subpackages from being forgotten.
 """

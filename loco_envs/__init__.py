@@ -6,12 +6,11 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from loco_envs.core import available_envs, make, replay  # noqa: E402
-from loco_envs.core.registry import register_with_pettingzoo  # noqa: E402
-from loco_envs.momo.solo import register as register_momo_solo  # noqa: E402
-from loco_envs.vector import make_vec  # noqa: E402
+from loco_envs._version import __version__
+from loco_envs.core import available_envs, make, replay
+from loco_envs.core.registry import register_with_pettingzoo
+from loco_envs.momo.solo import register as register_momo_solo
+from loco_envs.vector import make_vec
 
 register_with_pettingzoo()
 register_momo_solo()

@@ -39,7 +39,12 @@ from rich.text import Text
 
 import loco_envs
 from loco_envs import agents
+from loco_envs.core.narration import Narrator
 from loco_envs.core.registry import GAMES, raw_env_class
+from loco_envs.loco.narration import LocoNarrator
+from loco_envs.mampfos.narration import MampfosNarrator
+from loco_envs.moco.narration import MocoNarrator
+from loco_envs.momo.narration import MomoNarrator
 
 InputFn = Callable[[str], str]
 
@@ -49,282 +54,8 @@ TABLE_WORDS = ("table", "t", "board")
 
 
 # --------------------------------------------------------------------------------------------
-# What each game tells the person about the decision in front of them
+# What each game tells the person (each game's narrator lives beside its renderer)
 # --------------------------------------------------------------------------------------------
-class Narrator:
-    """Game-specific words around the generic loop (the defaults fit games with no secrets)."""
-
-    def __init__(self, env: Any):
-        self.env = env
-
-    def label(self, seat: int) -> str:
-        """A seat as the game's own render names it."""
-        return f"player_{seat}"
-
-    def situation(self, seat: int) -> str | None:
-        """One or two sentences on the decision ``seat`` faces now."""
-        return None
-
-    def hint(self, seat: int, action: int) -> str | None:
-        """A short gloss shown next to a legal move (e.g. whom a Swap target is)."""
-        return None
-
-    def hidden(self) -> bool:
-        """Is the decision about to be made kept secret until every chooser has chosen?"""
-        return False
-
-    def announce_hidden(self, seat: int) -> str | None:
-        """What the others may learn at once when ``seat`` makes a hidden choice."""
-        return None
-
-    def window_open(self) -> bool:
-        """After a hidden choice: is the same window still collecting choices?"""
-        return False
-
-    def snapshot(self) -> Any:
-        """Whatever :meth:`reveal` needs from the moment a hidden window opened."""
-        return None
-
-    def reveal(self, person: int, before: Any, choices: list[tuple[int, int]]) -> list[str]:
-        """Lines to print once a hidden window has closed."""
-        return []
-
-    def events(self, before: Any) -> list[str]:
-        """Lines about what a move set off (a round won, ...), given :meth:`snapshot_events`."""
-        return []
-
-    def detail(self, before: Any, seat: int, action: int) -> str:
-        """Public facts to add to a move's line (e.g. how many cards a draw took)."""
-        return ""
-
-    def snapshot_events(self) -> Any:
-        return None
-
-
-class LocoNarrator(Narrator):
-    """LOCO: the slap and Contre-LOCO races, LOCO! calls, penalties, rounds."""
-
-    def label(self, seat: int) -> str:
-        return f"p{seat}"
-
-    def situation(self, seat: int) -> str | None:
-        from loco_envs.loco import cards as C
-
-        v = self.env.view(seat)
-        top = C.CODES[v.top]
-        if v.phase == "turn":
-            if v.pending:
-                answer = (f"an identical {top} (stacking=identical)" if v.stacking == "identical"
-                          else f"a {v.pending_kind}")
-                return (f"A {v.pending_kind} penalty of {v.pending} cards is on you: answer it "
-                        f"with {answer} (it grows and passes on), or draw all {v.pending}.")
-            return (f"Your turn: play a card matching {top} (colour "
-                    f"{C.COLOUR_NAMES[v.colour]}), or draw one.")
-        if v.phase == "after_draw":
-            if v.drawn is None:
-                return "The draw pile is empty: pass."
-            return f"You drew {C.CODES[v.drawn]}: play it now, or pass."
-        if v.phase == "after_penalty":
-            return "You took the penalty: now play a matching card, or pass."
-        if v.phase == "colour":
-            return f"You played {top}: name the colour that play goes on in."
-        if v.phase == "target":
-            many = f" ({v.swaps_left} swaps to name)" if v.swaps_left > 1 else ""
-            return f"Swap: choose whose hand you take in exchange for yours{many}."
-        if v.phase == "call":
-            return ("You are down to ONE card! Call LOCO! now ('loco'), or stay 'silent' and "
-                    "hope nobody shouts Contre-LOCO (if anyone does, you draw 2).")
-        if v.phase == "contre":
-            who = self.label(v.contre_caller)
-            if v.contre_announced:
-                return (f"{who} is down to one card and called LOCO!. Shouting 'contre' now is "
-                        "a lost bet: every shouter draws 1. 'pass' lets it go.")
-            return (f"{who} is down to one card and did NOT call LOCO! Shout 'contre' to make "
-                    f"{who} draw 2, or 'pass'. (Everyone decides in secret.)")
-        if v.phase == "slap":
-            held = v.hand[v.top]
-            copies = f" x{held}" if held > 1 else ""
-            race = ("The first slap to arrive wins the race and counts as your own play; "
-                    "'pass' lets it go.")
-            if v.lander == seat:
-                more = "another one" if held == 1 else f"{held} more"
-                return f"You just played {top} and still hold {more}: slap it on too? {race}"
-            if v.turn_seat == seat:
-                return (f"{self.label(v.lander)} played {top} and it is your turn next - you hold "
-                        f"{top}{copies}: slap it now to beat anyone else who slaps it (their "
-                        "slap would take your turn), or 'pass' and play your turn as usual if "
-                        "nobody does.")
-            return f"{self.label(v.lander)} played {top} - you hold {top}{copies}: slap it? {race}"
-        return None
-
-    def hint(self, seat: int, action: int) -> str | None:
-        from loco_envs.loco import actions as A
-        from loco_envs.loco import cards as C
-
-        if A.COLOUR0 <= action < A.COLOUR0 + 4:
-            return C.COLOUR_NAMES[action - A.COLOUR0]
-        if A.TARGET0 <= action < A.LOCO:
-            v = self.env.view(seat)
-            target = (seat + action - A.TARGET0 + 1) % v.num_players
-            return f"{self.label(target)}, {v.hand_sizes[target]} cards"
-        return None
-
-    def _phase(self) -> str:
-        # The engine's own phase: views hide a slap window from the seats not deciding (L-41),
-        # and the loop must know a hidden choice is being made to keep it hidden.
-        from loco_envs.loco.rules import PHASES
-
-        return PHASES[self.env.game.phase]
-
-    def hidden(self) -> bool:
-        return not self.env.game.terminal and self._phase() in ("slap", "contre")
-
-    def announce_hidden(self, seat: int) -> str | None:
-        # Everyone but the caller decides in a Contre-LOCO window, so saying that a seat has
-        # decided gives nothing away; only the holders of the card are asked to slap.
-        if self._phase() == "contre":
-            return f"{self.label(seat)} has decided (hidden until everyone has)"
-        return None
-
-    def window_open(self) -> bool:
-        window = self.env.state_dict()["window"]
-        return window["kind"] is not None and bool(window["choices"])
-
-    def snapshot(self) -> Any:
-        v = self.env.view(0)
-        return {"phase": self._phase(), "sizes": v.hand_sizes, "rounds_won": v.rounds_won,
-                "caller": v.contre_caller, "announced": v.contre_announced}
-
-    def reveal(self, person: int, before: Any, choices: list[tuple[int, int]]) -> list[str]:
-        from loco_envs.loco import actions as A
-
-        v = self.env.view(person)
-        if before["phase"] == "contre":
-            shouters = [s for s, a in choices if a == A.CONTRE]
-            caller = self.label(before["caller"])
-            if not shouters:
-                return [f"Contre-LOCO: nobody shouts at {caller}."]
-            names = ", ".join("you" if s == person else self.label(s) for s in shouters)
-            drew = [f"{self.label(s)} +{v.hand_sizes[s] - before['sizes'][s]}"
-                    for s in range(v.num_players) if v.hand_sizes[s] > before["sizes"][s]]
-            outcome = ("a lost bet, shouters draw 1" if before["announced"]
-                       else f"{caller} stayed silent and draws 2")
-            cards = ", ".join(drew) or "no cards drawn"
-            return [f"Contre-LOCO! shouted by {names}: {outcome} ({cards})."]
-        slappers = [s for s, a in choices if a != A.PASS]
-        if not slappers:
-            return []
-        winner = v.lander
-        if v.rounds_won != before["rounds_won"]:  # the slap emptied a hand and ended the round
-            winner = next(s for s in range(v.num_players)
-                          if v.rounds_won[s] > before["rounds_won"][s])
-        if winner == person:
-            return ["Your slap lands!"]
-        from loco_envs.loco import cards as C
-
-        lines = [f"{self.label(winner)} slaps {C.CODES[v.top]} on top, first!"]
-        if person in slappers:
-            lines.append(f"{self.label(winner)} was faster: your slap did not land.")
-        return lines
-
-    def snapshot_events(self) -> Any:
-        v = self.env.view(0)
-        return v.round, v.rounds_won, v.scores, v.hand_sizes
-
-    def detail(self, before: Any, seat: int, action: int) -> str:
-        from loco_envs.loco import actions as A
-
-        if action != A.DRAW:
-            return ""
-        drawn = self.env.view(0).hand_sizes[seat] - before[3][seat]
-        return f" ({drawn} card{'' if drawn == 1 else 's'})" if drawn >= 0 else ""
-
-    def events(self, before: Any) -> list[str]:
-        v = self.env.view(0)
-        round_before, won_before, scores_before, _ = before
-        lines = [f"{self.label(s)} empties their hand and wins round {round_before} "
-                 f"(+{v.scores[s] - scores_before[s]} points)."
-                 for s in range(v.num_players) if v.rounds_won[s] > won_before[s]]
-        if not lines and v.round != round_before:
-            lines.append(f"Round {round_before} is over.")
-        return lines
-
-
-class MocoNarrator(Narrator):
-    def label(self, seat: int) -> str:
-        return f"P{seat}"
-
-    def situation(self, seat: int) -> str | None:
-        from loco_envs.moco.cards import SUITS
-
-        v = self.env.view(seat)
-        if v.phase == "play":
-            return ("Play a card onto the pile of one of its suits: the top card of each pile "
-                    "sets what every chip of that suit is worth at the end.")
-        if v.phase == "chip":
-            return f"You played on {SUITS[v.played_pile]}: now take a chip from the supply."
-        return None
-
-
-class MomoNarrator(Narrator):
-    def situation(self, seat: int) -> str | None:
-        v = self.env.view(seat)
-        if v.phase == "pick":
-            return ("Pick a token: it moves by its animal (rabbit clockwise, leopard "
-                    "anticlockwise, eagle across, bear stays, duck to the next ducks) and you "
-                    "take every token of its colour in the area it lands in.")
-        if v.phase == "place":
-            return "Place a token you took: it goes to the leftmost empty cell of the row named."
-        return None
-
-
-class MampfosNarrator(Narrator):
-    def situation(self, seat: int) -> str | None:
-        from loco_envs.mampfos.actions import DONKEYS
-
-        v = self.env.view(seat)
-        donkey = DONKEYS[v.donkey] if v.donkey is not None and v.donkey >= 0 else "?"
-        if v.phase == "donkey":
-            return "Choose the donkey for this card."
-        if v.phase == "feed":
-            return (f"Feed the {donkey} donkey one biscuit ({v.feed_left} to go); what you feed "
-                    "is announced to everyone.")
-        if v.phase == "wheel":
-            return (f"The {donkey} donkey is about to drop its load: set your millwheel in "
-                    "secret. Each colour that comes out is shared among those who chose it "
-                    "(fewer biscuits than choosers: nobody gets any).")
-        return None
-
-    def snapshot_events(self) -> Any:
-        return sum(self.env.view(0).cards_left)
-
-    def events(self, before: Any) -> list[str]:
-        v = self.env.view(0)  # a card was turned over when the pile shrank
-        if v.card is None or sum(v.cards_left) == before or v.phase == "over":
-            return []
-        return [f"{self.label(v.active)} turns over the next card: {v.card}."]
-
-    def hidden(self) -> bool:
-        return not self.env.game.terminal and self.env.view(0).phase == "wheel"
-
-    def announce_hidden(self, seat: int) -> str | None:
-        return f"{self.label(seat)} has set a millwheel (hidden until everyone has)"
-
-    def window_open(self) -> bool:
-        v = self.env.view(0)
-        return v.phase == "wheel" and any(v.wheels_set)
-
-    def reveal(self, person: int, before: Any, choices: list[tuple[int, int]]) -> list[str]:
-        from loco_envs.mampfos.actions import COLOURS, DONKEYS
-
-        share = self.env.view(person).last_share
-        if share is None:
-            return []
-        got = ", ".join(f"{self.label(s)} {COLOURS[w]} +{share.gains[s]}"
-                        for s, w in enumerate(share.wheels))
-        return [f"The {DONKEYS[share.donkey]} donkey drops its load. Millwheels: {got}."]
-
-
 NARRATORS: dict[str, type[Narrator]] = {
     "loco_v0": LocoNarrator, "moco_v0": MocoNarrator, "momo_v0": MomoNarrator,
     "mampfos_v0": MampfosNarrator,
@@ -623,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--state", type=Path, default=None,
                         help="start from a JSON state dict (the game's state_dict schema)")
     parser.add_argument("--record", type=Path, default=None,
-                        help="save the game record (JSON Lines) here, for loco_envs.replay")
+                        help="save the game record (JSON Lines) here, for loco_envs.watch")
     parser.add_argument("--delay", type=float, default=0.0,
                         help="seconds to pause after each bot move (default 0)")
     return parser
@@ -750,7 +481,7 @@ def main(argv: Sequence[str] | None = None, *, input_fn: InputFn | None = None,
     if args.record is not None:
         path = env.save_record(args.record)
         console.print(Text(f"Game record written to {path}; watch it with "
-                           f"python -m loco_envs.replay {path}", style="dim"))
+                           f"python -m loco_envs.watch {path}", style="dim"))
     return 1 if outcome == "error" else 0
 
 

@@ -1,27 +1,23 @@
 """Watch a recorded game move by move, checking the record as it goes.
 
-    python -m loco_envs.replay game.jsonl            # every move with the table, to the end
-    python -m loco_envs.replay game.jsonl --step     # Enter: next move, a: to the end, q: quit
-    python -m loco_envs.replay game.jsonl --reveal   # draw every hand, not just the public table
-    python -m loco_envs.replay game.jsonl --brief    # the moves only, the table at the end
+    python -m loco_envs.watch game.jsonl            # every move with the table, to the end
+    python -m loco_envs.watch game.jsonl --step     # Enter: next move, a: to the end, q: quit
+    python -m loco_envs.watch game.jsonl --reveal   # draw every hand, not just the public table
+    python -m loco_envs.watch game.jsonl --brief    # the moves only, the table at the end
 
 Records are the JSON Lines written by ``env.save_record`` (``python -m loco_envs.play --record``,
 the demo, the tournament runner). Each line is checked with the very functions behind
 :func:`loco_envs.core.replay`: a malformed line, a move out of turn, an illegal or misnamed
 action or a different result stops the replay with the record's line number and exit status 1.
 
-The name: ``loco_envs.replay`` is also the package's replay *function*
-(``loco_envs.replay(path)``, from :mod:`loco_envs.core.records`). Importing this module makes
-Python bind the attribute ``loco_envs.replay`` to the module instead, so the module is made
-callable with that same function's behaviour: ``loco_envs.replay(path)`` keeps working however
-the package was imported.
+The module is ``watch`` so that it does not shadow the package's replay *function*,
+``loco_envs.replay(path)`` (:func:`loco_envs.core.records.replay`), which checks a record
+without drawing it.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
-import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +27,6 @@ from rich.table import Table
 from rich.text import Text
 
 from loco_envs.core.records import check_result, read_record, replay_move, start_replay
-from loco_envs.core.records import replay as replay_record
 
 InputFn = Callable[[str], str]
 
@@ -160,7 +155,7 @@ class Viewer:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m loco_envs.replay",
+        prog="python -m loco_envs.watch",
         description="Step through a recorded game with the table drawn after every move, "
                     "checking the record as it goes.")
     parser.add_argument("record", type=Path, help="a game record (.jsonl)")
@@ -181,18 +176,6 @@ def main(argv: Sequence[str] | None = None, *, input_fn: InputFn | None = None,
                     step=args.step, reveal=args.reveal, brief=args.brief)
     return viewer.run()
 
-
-class _CallableModule(types.ModuleType):
-    """This module, callable as the function it shadows on the package (see the docstring)."""
-
-    def __call__(self, path: str | Path) -> Any:
-        return replay_record(path)
-
-    __call__.__doc__ = replay_record.__doc__
-
-
-if __name__ == "loco_envs.replay":
-    sys.modules[__name__].__class__ = _CallableModule
 
 if __name__ == "__main__":
     raise SystemExit(main())

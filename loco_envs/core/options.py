@@ -61,8 +61,9 @@ def positive_int_or_none(value: Any) -> int | None:
 
 
 COMMON_OPTIONS: dict[str, Option] = {
-    "render_mode": Option(None, "None, 'ansi' (render returns text) or 'human' (printed)",
-                          choices=(None, "ansi", "human")),
+    "render_mode": Option(None, "None, 'ansi' (render returns text), 'human' (printed) or "
+                          "'rgb_array' (render returns an (H, W, 3) uint8 image)",
+                          choices=(None, "ansi", "human", "rgb_array")),
     "reward": Option("rank", "'rank' (+1 beat everyone … -1) or 'score' (own points minus the "
                      "others' mean)", choices=("rank", "score")),
     "max_decisions": Option(None, "None (no cap) or a positive integer: after that many "

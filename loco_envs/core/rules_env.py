@@ -44,6 +44,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from loco_envs._version import __version__
 from loco_envs.core.game import Game
 from loco_envs.core.options import ENV_OPTIONS, validate_options
 from loco_envs.core.rewards import rank_rewards, score_rewards
@@ -155,7 +156,7 @@ class RulesAECEnv(AECEnv):
         # for a timeout). A tuple a move is an object the garbage collector counts: one a
         # decision set off a collection every few hundred decisions, the full ones over every
         # game in the process (without them LOCO's vector env at 256 games went from 1.32x-1.45x
-        # to 1.52x-1.58x the single raw env per core: README, "Speed").
+        # to 1.52x-1.58x the single raw env per core: benchmarks.train_throughput).
         self._move_seats, self._move_actions = array("b"), array("i")
         self.truncated_game = False  # True once max_decisions stopped an unfinished game
         self.agents = self.possible_agents[:]
@@ -279,12 +280,17 @@ class RulesAECEnv(AECEnv):
         mask = self.game.legal_mask() if acting else self._no_actions.copy()
         return {"observation": self.encode(seat), "action_mask": mask}
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table as ``render_seat`` sees it (``None``: the seat to act; the public table
+        once the game is over): text (``"ansi"``, printed for ``"human"``) or an image
+        (``"rgb_array"``)."""
         if self.render_mode is None:
             return None
         seat = self.render_seat
         if seat is None and not self.game.terminal:
             seat = self.game.current_seat
+        if self.render_mode == "rgb_array":
+            return self.game.render_rgb(seat)
         text = self.game.render_text(seat)
         if self.render_mode == "human":
             print(text)
@@ -397,6 +403,4 @@ def _observation_space(low: np.ndarray, high: np.ndarray, n_actions: int) -> spa
 
 
 def _package_version() -> str:
-    from loco_envs import __version__
-
     return __version__

@@ -1,4 +1,5 @@
-"""The ansi picture of a Los Mampfos table, as one seat (or the public) sees it.
+"""Pictures of a Los Mampfos table as one seat (or the public) sees it: the text one (``ansi``)
+and the image (``rgb_array``).
 
 Hidden things are drawn only with ``reveal_all``: other players' millwheels before the
 share-out, and, with ``memory="recall"``, the bellies and a share-out the seat saw at an earlier
@@ -7,12 +8,13 @@ decision.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
+import numpy as np
+
+from loco_envs.core.pictures import DIM, HIGHLIGHT, INK, PANEL, Canvas
 from loco_envs.mampfos.actions import COLOURS, DONKEYS
-
-if TYPE_CHECKING:
-    from loco_envs.mampfos.rules import MampfosGame
+from loco_envs.mampfos.components import CARD_CODES, LETTERS, PATH_LENGTH, PHASES
 
 _DONKEY_MARK = ("W", "G", "B")
 _COLOUR_MARK = ("o", "r", "b", "g", "y")
@@ -22,10 +24,8 @@ def _colour_counts(counts: list[int] | tuple[int, ...]) -> str:
     return " ".join(f"{mark}{count}" for mark, count in zip(_COLOUR_MARK, counts, strict=True))
 
 
-def render(game: MampfosGame, seat: int | None, reveal_all: bool = False) -> str:
+def render(game: Any, seat: int | None, reveal_all: bool = False) -> str:
     """Text picture; ``seat=None`` shows public information only."""
-    from loco_envs.mampfos.rules import CARD_CODES, LETTERS, PATH_LENGTH, PHASES
-
     n = game.num_players
     lines = [f"Los Mampfos, {n} players, memory={game.memory}"
              + ("" if seat is None else f", seen by player_{seat}")]
@@ -82,3 +82,92 @@ def render(game: MampfosGame, seat: int | None, reveal_all: bool = False) -> str
         lines.append(f"last    {DONKEYS[share.donkey]} dropped {_colour_counts(share.out)}; "
                      f"{got}; back {_colour_counts(share.back)}")
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# The picture (render_mode="rgb_array")
+# --------------------------------------------------------------------------------------------
+BISCUIT_COLOURS = ((240, 140, 40), (215, 50, 50), (60, 110, 220), (60, 170, 80),
+                   (245, 215, 60))  # orange, red, blue, green, yellow
+DONKEY_COLOURS = ((240, 240, 240), (150, 150, 150), (130, 85, 45))  # white, grey, brown
+WIDTH = 720
+
+
+def _biscuits(canvas: Canvas, x: float, y: float, counts: Any) -> None:
+    for k, count in enumerate(counts):
+        canvas.disc(x + 13 + k * 30, y, 12, BISCUIT_COLOURS[k], str(count), size=11)
+
+
+def picture(game: Any, seat: int | None) -> np.ndarray:
+    """The table as ``seat`` sees it (``None``: the public), an ``(H, W, 3) uint8`` image.
+
+    Drawn from a view only: another seat's millwheel shows as "set", never its colour, and with
+    ``memory="recall"`` the bellies are not drawn (P-31). The public picture is seat 0's view
+    without its own millwheel.
+    """
+    view = game.view(seat if seat is not None else 0)
+    n = view.num_players
+    row_height = 44
+    players_top = 300
+    canvas = Canvas(WIDTH, players_top + n * row_height + 50)
+    canvas.text((12, 8), f"Los Mampfos   memory={view.memory}", size=18)
+    who = "public table" if seat is None else f"seen by player_{seat}"
+    canvas.text((WIDTH - 12, 8), who, DIM, size=14, anchor="ra")
+    # the path with the donkeys
+    cell = (WIDTH - 24) / PATH_LENGTH
+    for i in range(PATH_LENGTH):
+        canvas.box(12 + i * cell + 2, 40, cell - 4, 44, PANEL)
+        canvas.text((12 + i * cell + 6, 42), str(i), DIM, size=11)
+    for d, pos in enumerate(view.positions):
+        cx = 12 + pos * cell + cell / 2
+        canvas.disc(cx, 66, 13, DONKEY_COLOURS[d], _DONKEY_MARK[d], size=12)
+    canvas.text((12, 96), "supply", DIM, size=13)
+    _biscuits(canvas, 80, 104, view.supply)
+    for d in range(3):
+        y = 132 + d * 28
+        canvas.disc(22, y + 8, 10, DONKEY_COLOURS[d], _DONKEY_MARK[d], size=11)
+        canvas.text((40, y), DONKEYS[d], size=13)
+        if view.bellies is None:
+            canvas.text((90, y), "belly: remember!", DIM, size=13)
+        else:
+            _biscuits(canvas, 80, y + 8, view.bellies[d])
+    left = "  ".join(f"{letter}{k}" for letter, k in zip(LETTERS, view.cards_left, strict=True)
+                     if k)
+    canvas.text((260, 96), f"pile  {left or '-'}", size=13)
+    if view.phase == "over":
+        canvas.text((260, 122), "game over", HIGHLIGHT, size=15)
+    else:
+        donkey = DONKEYS[view.donkey] if view.donkey is not None else "?"
+        doing = {"donkey": "chooses a donkey",
+                 "feed": f"feeds the {donkey} donkey ({view.feed_left} to go)",
+                 "wheel": f"sets a millwheel for the {donkey} donkey"}[view.phase]
+        canvas.text((260, 122), f"card {view.card} (player_{view.active})", size=14)
+        canvas.text((260, 144), f"player_{view.to_act} {doing}", HIGHLIGHT, size=14)
+    share = view.last_share
+    if share is not None:
+        canvas.text((260, 176), f"last: the {DONKEYS[share.donkey]} donkey dropped", DIM, size=13)
+        _biscuits(canvas, 260, 206, share.out)
+        gains = ", ".join(f"player_{s} +{share.gains[s]}" for s in range(n))
+        canvas.text((260, 226), gains, DIM, size=13)
+    canvas.text((12, players_top - 22), "players: biscuits collected", DIM, size=13)
+    for s in range(n):
+        y = players_top + s * row_height
+        canvas.box(8, y, WIDTH - 16, row_height - 6,
+                   (28, 110, 74) if s == view.to_act and view.phase != "over" else PANEL)
+        mine = seat is not None and s == seat
+        name = f"player_{s}" + (" (you)" if mine else "")
+        canvas.text((18, y + 10), name, HIGHLIGHT if s == view.to_act else INK, size=15)
+        _biscuits(canvas, 150, y + 19, view.collected[s])
+        canvas.text((320, y + 10), f"{sum(view.collected[s])} in all", size=14)
+        if view.phase == "wheel":
+            if mine and view.own_wheel is not None and view.own_wheel >= 0:
+                canvas.text((440, y + 10), "millwheel", size=14)
+                canvas.disc(530, y + 19, 11, BISCUIT_COLOURS[view.own_wheel])
+            else:
+                canvas.text((440, y + 10), "millwheel " + ("set" if view.wheels_set[s] else "-"),
+                            DIM, size=14)
+    if view.phase == "over":
+        ranks = game.final_ranks()
+        winners = ", ".join(f"player_{s}" for s in range(n) if ranks[s] == 0)
+        canvas.text((12, canvas.height - 32), f"winner(s): {winners}", HIGHLIGHT, size=15)
+    return canvas.array()

@@ -1,4 +1,4 @@
-"""The ansi picture of a Moco! table.
+"""Pictures of a Moco! table: the text one (``ansi``, below) and the image (``rgb_array``).
 
 Example (two players, seat 0 to take a chip after playing the Forest on the leaves pile)::
 
@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from loco_envs.moco.cards import CODES, NUM_SUITS, SUIT_LETTERS, SUITS
+import numpy as np
+
+from loco_envs.core.pictures import CARD_FACE, DIM, HIGHLIGHT, INK, OUTLINE, PANEL, Canvas, fan
+from loco_envs.moco.cards import CARDS, CODES, NUM_SUITS, SUIT_LETTERS, SUITS
 
 _COLOUR = ("\033[37m", "\033[33m", "\033[34m", "\033[32m", "\033[31m", "\033[35m")
 _RESET = "\033[0m"
@@ -73,3 +76,81 @@ def render_text(game: Any, seat: int | None, reveal_all: bool = False) -> str:
         total = f"  match {view.match_scores[s] + worth}" if view.num_games > 1 else ""
         lines.append(f"P{s} {mark}  {shown:<34} chips {chips}  worth {worth}{total}")
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# The picture (render_mode="rgb_array")
+# --------------------------------------------------------------------------------------------
+SUIT_COLOURS = ((205, 205, 215), (240, 190, 40), (60, 120, 215), (50, 160, 80),
+                (200, 55, 50), (170, 70, 170))
+WIDTH = 760
+#: The most cards a pile can hold above its Ace: every other card of that suit, and the Excuse.
+_MOST_ABOVE_ACE = max(sum(1 for c in CARDS[NUM_SUITS:] if suit in c.suits or not c.suits)
+                      for suit in range(NUM_SUITS))
+
+
+def _card(canvas: Canvas, x: float, y: float, w: float, h: float, card: int) -> None:
+    """A Decktet card: white, a stripe per suit it belongs to, its code."""
+    canvas.box(x, y, w, h, CARD_FACE, OUTLINE, radius=4)
+    suits = CARDS[card].suits
+    for k, suit in enumerate(suits):
+        canvas.box(x + 3 + k * 9, y + 3, 7, 7, SUIT_COLOURS[suit], None, radius=1)
+    canvas.text((x + w - 4, y + h - 3), CODES[card], OUTLINE, size=12, anchor="rd")
+
+
+def picture(game: Any, seat: int | None) -> np.ndarray:
+    """The table as ``seat`` sees it (``None``: the public), an ``(H, W, 3) uint8`` image.
+
+    Drawn from ``view(seat)`` only: the viewer's hand face up, other hands face down, the
+    removed cards never (the public picture is seat 0's view without its hand).
+    """
+    view = game.view(seat if seat is not None else 0)
+    n = view.num_players
+    values = view.pile_values
+    pile_top, card_h, step = 70, 30, 20
+    rows_top = pile_top + 32 + card_h + _MOST_ABOVE_ACE * step + 56  # one size all game
+    row_height = 64
+    canvas = Canvas(WIDTH, rows_top + n * row_height + 12)
+    status = {"over": "the game is over", "play": f"P{view.current_seat} plays a card",
+              "chip": f"P{view.current_seat} takes a chip"}[view.phase]
+    canvas.text((12, 8), f"Moco!   game {view.game + 1}/{view.num_games}   dealer "
+                f"P{view.dealer}", size=18)
+    canvas.text((12, 36), status, HIGHLIGHT, size=15)
+    who = "public table" if seat is None else f"seen by P{seat}"
+    canvas.text((WIDTH - 12, 8), who, DIM, size=14, anchor="ra")
+    canvas.text((WIDTH - 12, 36), f"removed: {view.num_removed} unseen", DIM, size=13,
+                anchor="ra")
+    column = (WIDTH - 24) / NUM_SUITS
+    for suit in range(NUM_SUITS):
+        x = 12 + suit * column
+        played = view.phase == "chip" and suit == view.played_pile
+        canvas.box(x + 2, pile_top, column - 4, rows_top - pile_top - 14,
+                   (28, 110, 74) if played else PANEL)
+        canvas.disc(x + 14, pile_top + 14, 7, SUIT_COLOURS[suit])
+        canvas.text((x + 26, pile_top + 5), SUITS[suit], size=14)
+        cards = (suit, *view.piles[suit])
+        for k, card in enumerate(cards):
+            _card(canvas, x + 10, pile_top + 32 + k * step, column - 20, card_h, card)
+        bottom = rows_top - 44
+        canvas.text((x + 10, bottom), f"value {values[suit]}", INK, size=14)
+        canvas.text((x + 10, bottom + 18), f"supply {view.supply[suit]}", DIM, size=13)
+    for s in range(n):
+        y = rows_top + s * row_height
+        canvas.box(8, y, WIDTH - 16, row_height - 6,
+                   (28, 110, 74) if s == view.current_seat else PANEL)
+        mine = seat is not None and s == seat
+        canvas.text((18, y + 6), f"P{s}" + (" (you)" if mine else ""),
+                    HIGHLIGHT if s == view.current_seat else INK, size=16)
+        worth = sum(c * v for c, v in zip(view.chips[s], values, strict=True))
+        total = f"  match {view.match_scores[s] + worth}" if view.num_games > 1 else ""
+        canvas.text((18, y + 30), f"worth {worth}{total}", DIM, size=13)
+        for k in range(NUM_SUITS):
+            canvas.disc(150 + k * 34, y + 18, 11, SUIT_COLOURS[k], str(view.chips[s][k]))
+        if mine:
+            xs = fan(len(view.hand), 360, WIDTH - 372, 44, 48)
+            for x, card in zip(xs, view.hand, strict=True):
+                _card(canvas, x, y + 8, 44, row_height - 22, card)
+        else:
+            for x in fan(view.hand_sizes[s], 360, WIDTH - 372, 26, 14):
+                canvas.back(x, y + 8, 26, row_height - 22)
+    return canvas.array()

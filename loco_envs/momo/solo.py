@@ -41,7 +41,7 @@ ENV_ID = "loco_envs/MomoSolo-v0"
 class MomoSoloEnv(gym.Env):
     """One player, normal rules, no expansions (K-40); see the module docstring."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, illegal_reward: float = -1.0):
         if render_mode not in (None, *self.metadata["render_modes"]):
@@ -112,9 +112,11 @@ class MomoSoloEnv(gym.Env):
     def state_dict(self) -> dict:
         return self.game.state_dict()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None or self.game is None:
             return None
+        if self.render_mode == "rgb_array":
+            return self.game.render_rgb(0)
         text = self.game.render_text(0)
         if self.render_mode == "human":
             print(text)

@@ -1,4 +1,4 @@
-"""``python -m loco_envs.replay``: watching and checking game records."""
+"""``python -m loco_envs.watch``: watching and checking game records."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import loco_envs
-import loco_envs.replay as replay_cli
+import loco_envs.watch as replay_cli
 from loco_envs import agents
 from tests.cli.helpers import Script, console
 
@@ -165,24 +165,24 @@ def test_a_record_from_the_play_cli_replays(tmp_path):
     assert status == 0 and "result matches" in out
 
 
-def test_the_package_function_survives_the_module_import(loco_record):
-    # ``import loco_envs.replay`` binds the module to the package attribute; it stays callable
-    # as the replay function (tests elsewhere call loco_envs.replay(path) in the same process).
-    assert loco_envs.replay is replay_cli
+def test_the_package_function_is_not_shadowed_by_the_watch_module(loco_record):
+    # the command line is ``loco_envs.watch``, so ``loco_envs.replay`` stays the function
+    assert loco_envs.replay is loco_envs.core.records.replay
+    assert not isinstance(loco_envs.replay, type(replay_cli))
     env = loco_envs.replay(loco_record)
     assert env.game.terminal
     assert loco_envs.core.replay is loco_envs.core.records.replay
 
 
 def test_python_dash_m_exit_codes(loco_record, tmp_path):
-    good = subprocess.run([sys.executable, "-m", "loco_envs.replay", str(loco_record), "--brief"],
+    good = subprocess.run([sys.executable, "-m", "loco_envs.watch", str(loco_record), "--brief"],
                           capture_output=True, text=True, timeout=60)
     assert good.returncode == 0, good.stderr
     assert "result matches" in good.stdout
     lines = loco_record.read_text().splitlines()
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join(lines[:2] + ["[1, 2]"] + lines[3:]) + "\n")
-    done = subprocess.run([sys.executable, "-m", "loco_envs.replay", str(bad)],
+    done = subprocess.run([sys.executable, "-m", "loco_envs.watch", str(bad)],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 1
     assert "record line 3: expected a JSON object" in done.stdout

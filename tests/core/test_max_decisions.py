@@ -154,7 +154,7 @@ def test_replay_refuses_a_move_after_the_cap(env_id, tmp_path):
 
 
 def test_replay_command_says_the_game_was_truncated(tmp_path):
-    from loco_envs.replay import main
+    from loco_envs.watch import main
     from tests.cli.helpers import console
 
     env = loco_envs.make("loco_v0", wrapped=False, num_players=2, max_decisions=9)

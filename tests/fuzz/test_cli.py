@@ -57,7 +57,7 @@ def tools():
     from loco_envs.benchmarks import check, tournament
 
     play = importlib.import_module("loco_envs.play")
-    replay = importlib.import_module("loco_envs.replay")
+    replay = importlib.import_module("loco_envs.watch")
 
     yield "tournament", tournament.main, tournament.build_parser, [
         mock.patch.object(tournament, "run", side_effect=Reached)]

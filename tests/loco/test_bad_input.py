@@ -63,7 +63,7 @@ def test_the_wrapped_env_ends_the_game_on_an_illegal_move():
     ("options", "name"),
     [({"players": 3}, "players"), ({"rounds": 4}, "rounds"), ({"photo_finish": "fast"},
      "photo_finish"), ({"timeout_rate": -0.1}, "timeout_rate"), ({"reward": "win"}, "reward"),
-     ({"render_mode": "rgb_array"}, "render_mode"), ({"num_players": "4"}, "num_players"),
+     ({"render_mode": "rgb"}, "render_mode"), ({"num_players": "4"}, "num_players"),
      ({"num_players": 3, "timeout_rate": [0.1, 0.2]}, "timeout_rate")],
 )
 def test_bad_options_name_the_option(options, name):

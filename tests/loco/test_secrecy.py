@@ -2,9 +2,9 @@
 
 Only the holders of the top card are asked in a slap window, so a seat that is not deciding in
 it must not be able to tell that a window is open: its view, its observation vector and its
-render must be exactly what they would be with no window. Checked the way an outside check
-does it: against the same table where nobody else holds a copy of the card, first on built
-positions, then on every window of seeded random matches.
+renders (text and image) must be exactly what they would be with no window. Checked the way an
+outside check does it: against the same table where nobody else holds a copy of the card, first
+on built positions, then on every window of seeded random matches.
 """
 
 from __future__ import annotations
@@ -31,14 +31,16 @@ def env_at(state: dict, moves: tuple[str, ...], **options):
 
 
 def seen_by(env, seat: int | None) -> tuple:
-    """Everything ``seat`` (``None``: the public) is shown: view, observation, render."""
+    """Everything ``seat`` (``None``: the public) is shown: view, observation, render (the
+    text and the image)."""
     if seat is None:
-        return (env.game.render_text(None),)
+        return env.game.render_text(None), env.game.render_rgb(None).tobytes()
     env.render_seat = seat
     agent = env.possible_agents[seat]
     picture = env.render()
     env.render_seat = None
-    return env.view(agent), env.observe(agent)["observation"].tolist(), picture
+    return (env.view(agent), env.observe(agent)["observation"].tolist(), picture,
+            env.game.render_rgb(seat).tobytes())
 
 
 # (hands with copies of the card about to land, the same hands with the copies swapped out,

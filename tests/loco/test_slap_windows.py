@@ -1,10 +1,10 @@
-"""Second developer's review of the issue-11 engine changes against ``docs/rules/loco.md``.
+"""LOCO's slap windows and what follows a slap, against ``docs/rules/loco.md``.
 
 Each test builds a position, works out by hand (in its docstring or comments) what the rules
-page and the seed say must happen, and checks the engine. The focus is what issue 11 changed:
-the turn seat in slap windows (L-41/L-42), slaps as landings (L-43/L-44, L-70, L-50…L-54 and
-the order of decisions), the clock in and after windows (L-61), option ``stacking``, and that a
-seat not asked in a slap window cannot tell that one is open.
+page and the seed say must happen, and checks the engine: the turn seat in slap windows
+(L-41/L-42), slaps as landings (L-43/L-44, L-70, L-50…L-54 and the order of decisions), the
+clock in and after windows (L-61), option ``stacking``, and that a seat not asked in a slap
+window cannot tell that one is open.
 """
 
 from __future__ import annotations

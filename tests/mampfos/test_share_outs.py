@@ -1,4 +1,4 @@
-"""Review findings: one test per discrepancy between the engine and docs/rules/mampfos.md."""
+"""Los Mampfos share-outs: what a seat sees of the last one (P-31) and which are valid (P-12)."""
 
 from __future__ import annotations
 

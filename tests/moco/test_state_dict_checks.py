@@ -1,4 +1,4 @@
-"""Findings of an independent review of the Moco! engine against ``docs/rules/moco.md``."""
+"""Moco! state dicts: fields the loader must check beyond their types (``docs/rules/moco.md``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Each input the fuzzers (``tests/fuzz``) found crashing, pinned as a plain test."""
+"""Malformed inputs (records, configs, action names, state dicts, command lines, baselines)
+give one clear error, never a crash: each case is one the fuzzers of ``tests/fuzz`` found."""
 
 from __future__ import annotations
 
