@@ -25,6 +25,9 @@ spec                           bot
                                the JSON beside the weights); numpy only, like ``ppo:``
 ``ppo:<path>``                 a trained policy saved as data (``<path>.npz`` + ``.json``,
                                :mod:`agents.ppo`; numpy only, never unpickles anything)
+``<game>/ismcts[:k=v,...]``    Information-Set MCTS on the game's ``resample``
+                               (:mod:`agents.ismcts`), options after a colon:
+                               ``loco/ismcts:iterations=200,c=0.7,rollout=heuristic``
 =============================  ==============================================================
 
 Bots are stateless between calls except where a docstring says otherwise; a bot that keeps
@@ -109,7 +112,12 @@ def available_specs() -> list[str]:
     """Specs :func:`make` can build now (``ppo:<path>`` aside)."""
     return (["random"] + [spec for spec in HEURISTICS if _loadable(spec)]
             + [spec for spec, name in PRETRAINED.items()
-               if (PRETRAINED_DIR / f"{name}.json").is_file()])
+               if (PRETRAINED_DIR / f"{name}.json").is_file()]
+            + [f"{game}/ismcts" for game in ISMCTS_GAMES])
+
+
+#: Games with an ISMCTS bot, ``<game>/ismcts[:options]`` (:mod:`agents.ismcts`).
+ISMCTS_GAMES = ("loco", "moco", "momo", "mampfos")
 
 
 def _loadable(spec: str) -> bool:
@@ -130,6 +138,11 @@ def make(spec: str) -> Bot:
         return _make_ppo(spec[len("ppo:"):])
     if spec in PRETRAINED:
         return _make_pretrained(spec)
+    game, _, search = spec.partition("/")
+    if game in ISMCTS_GAMES and (search == "ismcts" or search.startswith("ismcts:")):
+        from loco_envs.agents.ismcts import make as make_ismcts
+
+        return make_ismcts(game, search[len("ismcts:"):])
     if spec in HEURISTICS:
         module, attr = HEURISTICS[spec]
         try:

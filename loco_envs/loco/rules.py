@@ -73,12 +73,28 @@ import numpy as np
 from loco_envs.core import Game, IllegalActionError, Option, int_range
 from loco_envs.loco import actions as A
 from loco_envs.loco import cards as C
+from loco_envs.loco import search as _search
+from loco_envs.loco.phases import (  # noqa: F401 (re-exported: importable from here too)
+    AFTER_DRAW,
+    AFTER_PENALTY,
+    ANNOUNCED,
+    CALL,
+    CALL_STATES,
+    COLOUR,
+    CONTRE,
+    NO_CALL,
+    OVER,
+    OWED,
+    PHASES,
+    SILENT,
+    SLAP,
+    TARGET,
+    TURN,
+)
+from loco_envs.loco.render import picture as _picture
+from loco_envs.loco.render import render as _render_text
+from loco_envs.loco.state import load_state as _load_state
 
-PHASES = ("turn", "after_draw", "after_penalty", "colour", "target", "call", "contre", "slap",
-          "over")
-TURN, AFTER_DRAW, AFTER_PENALTY, COLOUR, TARGET, CALL, CONTRE, SLAP, OVER = range(len(PHASES))
-CALL_STATES = ("none", "owed", "announced", "silent")
-NO_CALL, OWED, ANNOUNCED, SILENT = range(len(CALL_STATES))
 CONSECUTIVE_TIMEOUTS_TO_LEAVE = 4
 CONTRE_SILENT_PENALTY = 2
 CONTRE_WRONG_SHOUT_PENALTY = 1
@@ -216,6 +232,7 @@ class LocoGame(Game):
     }
     NUM_ACTIONS = A.NUM_ACTIONS
     codec = A
+    SEARCH = "loco_envs.loco.search"  # clone/resample (shared/API.md, Search)
     # Every field of __init__ in the object itself, not in a separate dict: a vector env steps
     # hundreds of games a call, and each game's state then touches less memory (1.10x-1.13x
     # for 64 and 256 games, 1.03x-1.06x for one env, measured on 2026-12-03).
@@ -226,6 +243,7 @@ class LocoGame(Game):
         "rotations_left", "calls", "call_queue", "contre_queue", "window_kind",
         "window_to_decide", "window_choices", "slap_window_due", "active", "in_round", "scores",
         "rounds_won", "leftover", "timeouts", "round", "decider", "terminal", "_mask",
+        "known", "pile_bound",
     )
 
     def __init__(self, rng: np.random.Generator, num_players: int = 2, rounds: int = 1,
@@ -273,6 +291,10 @@ class LocoGame(Game):
         self.decider = False
         self.terminal = False
         self._mask: np.ndarray | None = None
+        # What each seat has learnt of the hidden cards (loco_envs.loco.search: resample);
+        # None until a Swap, a Rotation or a reshuffle teaches anyone anything.
+        self.known: np.ndarray | None = None
+        self.pile_bound: np.ndarray | None = None
         if _deal:
             self._deal(int(rng.integers(n)))  # L-03: round 1 opens at a random seat
             self._begin_turn()
@@ -314,6 +336,7 @@ class LocoGame(Game):
         self.drawn = None
         self.swaps_left = self.rotations_left = 0
         self.turn_seat = opener
+        self.known = self.pile_bound = None  # a fresh deal: nobody knows a hidden card
 
     def _set_discard(self, cards: list[int]) -> None:
         self.discard = cards
@@ -327,10 +350,13 @@ class LocoGame(Game):
                 self.draw_pile = self.discard[:-1]
                 self._set_discard(self.discard[-1:])
                 self.rng.shuffle(self.draw_pile)
+                _search.note_reshuffle(self)
             if not self.draw_pile:
                 break
             card = self.draw_pile.pop()
             self.hands[seat][card] += 1
+            if self.pile_bound is not None:
+                self.pile_bound[seat, card] -= 1
             got.append(card)
         if got:
             self._resize(seat, self.hand_sizes[seat] + len(got))
@@ -592,6 +618,8 @@ class LocoGame(Game):
     def _land(self, seat: int, ident: int, count: int) -> None:
         """A play or a successful slap (L-43): cards land, effects apply (L-70 first)."""
         self.hands[seat][ident] -= count
+        if self.known is not None:
+            _search.note_land(self, seat, ident, count)
         self._resize(seat, self.hand_sizes[seat] - count)
         self.discard.extend([ident] * count)
         self.discard_counts[ident] += count
@@ -637,6 +665,7 @@ class LocoGame(Game):
     def _swap_with(self, target: int) -> None:
         """L-35: exchange whole hands; with k Swaps a target is named for each in turn."""
         seat, hands = self.current_seat, self.hands
+        _search.note_swap(self, seat, target)
         held = hands[seat].copy()  # contents move, the arrays stay (see move_to)
         hands[seat][:] = hands[target]
         hands[target][:] = held
@@ -651,6 +680,7 @@ class LocoGame(Game):
     def _rotate_hands(self) -> None:
         """Every hand moves one seat in the direction of play, over seats that left."""
         seats = [s for s in range(self.num_players) if self._playing(s)]
+        _search.note_rotation(self, seats)
         moved = {self._step_from(s, 1): (self.hands[s].copy(), self.hand_sizes[s])
                  for s in seats}  # contents move, the arrays stay (see move_to)
         for s, (hand, size) in moved.items():
@@ -808,6 +838,7 @@ class LocoGame(Game):
         """L-61: the seat leaves the match; its hand goes into the draw pile."""
         next_seat = self._step_from(seat, 1)
         self.active[seat] = False
+        _search.note_leave(self, seat)
         for ident in np.flatnonzero(self.hands[seat]):
             self.draw_pile.extend([int(ident)] * int(self.hands[seat][ident]))
         self.rng.shuffle(self.draw_pile)
@@ -916,9 +947,10 @@ class LocoGame(Game):
         return self.phase, self.current_seat
 
     def render_text(self, seat: int | None, reveal_all: bool = False) -> str:
-        from loco_envs.loco.render import render
+        return _render_text(self, seat, reveal_all)
 
-        return render(self, seat, reveal_all)
+    def render_rgb(self, seat: int | None) -> np.ndarray:
+        return _picture(self, seat)
 
     # ------------------------------------------------------------------ state dicts
     def state_dict(self) -> dict:
@@ -950,6 +982,4 @@ class LocoGame(Game):
     @classmethod
     def from_state_dict(cls, data: dict, rng: np.random.Generator,
                         options: dict[str, Any]) -> LocoGame:
-        from loco_envs.loco.state import load_state
-
-        return load_state(cls, data, rng, options)
+        return _load_state(cls, data, rng, options)

@@ -63,44 +63,32 @@ import numpy as np
 from loco_envs.core.game import Game, IllegalActionError
 from loco_envs.core.options import Option, int_range
 from loco_envs.mampfos import actions as codec
-from loco_envs.mampfos.actions import COLOURS, DONKEY_LETTERS, DONKEYS, NUM_COLOURS
-
-# --- components (P-01 .. P-04) ---------------------------------------------------------------
-PATH_LENGTH = 12
-START_POSITIONS = (0, 4, 8)
-BISCUITS_PER_COLOUR = 20
-LETTERS = "ABCDEFGH"
-
-#: The default deck (rules page table): back letter -> its five cards. Replaceable data.
-DECK: dict[str, tuple[str, ...]] = {
-    "A": ("feed W3", "feed G3", "feed B3", "feed W2", "feed G2"),
-    "B": ("feed B2", "feed *3", "feed W1", "feed G1", "drop W"),
-    "C": ("feed B1", "feed W2", "feed G2", "drop G", "drop B"),
-    "D": ("feed B2", "feed *2", "feed W3", "drop W", "drop *"),
-    "E": ("feed G3", "feed B3", "feed W1", "drop G", "drop B"),
-    "F": ("feed G1", "feed B1", "drop W", "drop G", "drop *"),
-    "G": ("feed *3", "feed W2", "drop B", "drop W", "drop G"),
-    "H": ("feed G2", "feed B2", "drop B", "drop *", "end"),
-}
-
-FEED, DROP, END = 0, 1, 2
-ANY = 3  # the ★ donkey
-CARD_CODES: tuple[str, ...] = (
-    tuple(f"feed {d}{k}" for d in (*DONKEY_LETTERS, "*") for k in (1, 2, 3))
-    + tuple(f"drop {d}" for d in (*DONKEY_LETTERS, "*"))
-    + ("end",)
+from loco_envs.mampfos.actions import COLOURS, DONKEYS, NUM_COLOURS
+from loco_envs.mampfos.components import (  # noqa: F401 (re-exported: importable from here too)
+    ANY,
+    BISCUITS_PER_COLOUR,
+    CARD_CODES,
+    CARD_DONKEY,
+    CARD_ID,
+    CARD_KIND,
+    CARD_NUMBER,
+    DECK,
+    DROP,
+    END,
+    END_CARD,
+    FEED,
+    LETTERS,
+    PATH_LENGTH,
+    PH_DONKEY,
+    PH_FEED,
+    PH_OVER,
+    PH_WHEEL,
+    PHASES,
+    START_POSITIONS,
 )
-CARD_KIND = tuple(FEED if c.startswith("feed") else DROP if c.startswith("drop") else END
-                  for c in CARD_CODES)
-CARD_DONKEY = tuple(
-    -1 if c == "end" else (*DONKEY_LETTERS, "*").index(c.split()[1][0]) for c in CARD_CODES
-)
-CARD_NUMBER = tuple(int(c[-1]) if c.startswith("feed") else 0 for c in CARD_CODES)
-CARD_ID = {code: i for i, code in enumerate(CARD_CODES)}
-END_CARD = CARD_ID["end"]
+from loco_envs.mampfos.render import picture as _picture
+from loco_envs.mampfos.render import render as _render_text
 
-PHASES = ("donkey", "feed", "wheel", "over")
-PH_DONKEY, PH_FEED, PH_WHEEL, PH_OVER = range(4)
 _RULE_OF_CARD = {FEED: "P-11", DROP: "P-12", END: "P-13"}
 
 
@@ -203,6 +191,7 @@ class MampfosGame(Game):
     }
     NUM_ACTIONS: ClassVar[int] = codec.NUM_ACTIONS
     codec = codec  # the actions module, named by the Game contract
+    SEARCH = "loco_envs.mampfos.search"  # clone/resample (shared/API.md, Search)
 
     def __init__(self, rng: np.random.Generator, num_players: int = 3,
                  memory: str = "perfect"):
@@ -479,9 +468,10 @@ class MampfosGame(Game):
         )
 
     def render_text(self, seat: int | None, reveal_all: bool = False) -> str:
-        from loco_envs.mampfos.render import render
+        return _render_text(self, seat, reveal_all)
 
-        return render(self, seat, reveal_all)
+    def render_rgb(self, seat: int | None) -> np.ndarray:
+        return _picture(self, seat)
 
     # --- state ------------------------------------------------------------------------------
     def state_dict(self) -> dict:

@@ -1,7 +1,7 @@
 """Moco! as a PettingZoo AEC environment (``moco_v0``): the documentation page.
 
 Moco! is Reiner Knizia's Loco! played with the Decktet (rules ``docs/rules/moco.md``, rule ids
-M-xx, engine :mod:`loco_envs.moco.rules`). Six piles, one per suit, each based on its Ace. On a
+M-xx, engine ``loco_envs.moco.rules``). Six piles, one per suit, each based on its Ace. On a
 turn a player plays a card onto a pile of one of the card's suits, then takes a chip of any suit
 from the supply. When a pile holds six cards above its Ace (or the last card is played) the game
 ends at once, and each chip is worth the top card of its suit's pile: numbered cards their rank,
@@ -18,11 +18,11 @@ Pawn 1, Crown 10, Excuse 0, a bare Ace 1. Every card played changes the worth of
 | ``num_players`` | 4 | 2–5 (M-01) |
 | ``match`` | ``False`` | ``True``: one game per player, the dealer moving on, totals (M-30) |
 | ``reward`` | ``"rank"`` | ``"rank"`` or ``"score"`` (see Rewards) |
-| ``render_mode`` | ``None`` | ``None``, ``"ansi"`` (``render()`` returns text), ``"human"`` |
+| ``render_mode`` | ``None`` | ``None``, ``"ansi"`` (``render()`` returns text), ``"human"``, ``"rgb_array"`` (an image) |
 | ``max_decisions`` | ``None`` | an episode cap (a positive integer, see below) |
 
 With ``max_decisions`` set, after that many decisions (all seats together) every agent is
-truncated, reward 0, its score so far in ``infos`` (:mod:`loco_envs.core.rules_env`).
+truncated, reward 0, its score so far in ``infos`` (``loco_envs.core.rules_env``).
 
 ## Agents
 
@@ -84,13 +84,13 @@ ends, by the next dealer.
 
 Card codes: rank (``A``, ``2``–``9``, ``P`` Pawn, ``C`` Crown, ``X`` Excuse) followed by suit
 letters ``m`` moons, ``s`` suns, ``w`` waves, ``l`` leaves, ``y`` wyrms, ``k`` knots
-(:mod:`loco_envs.moco.cards`). ``env.unwrapped.action_to_str(a)`` / ``str_to_action(s)`` convert.
+(``loco_envs.moco.cards``). ``env.unwrapped.action_to_str(a)`` / ``str_to_action(s)`` convert.
 
 ## Observations
 
 ``{"observation": Box(low, high, (484 + 10 n,), float32), "action_mask": Box(0, 1, (79,),
 int8)}`` (504, 514, 524, 534 for 2–5 players); ``low``/``high`` are each entry's range by the
-rules (:func:`loco_envs.moco.observation.bounds`). From the observer's point of view: per-seat
+rules (``loco_envs.moco.observation.bounds``). From the observer's point of view: per-seat
 blocks start with the observer and go on clockwise. Never the others' hands or the removed cards.
 
 | slice | size | meaning |
@@ -111,9 +111,9 @@ blocks start with the observer and go on clockwise. Never the others' hands or t
 | ``match_game`` | 2 | game index in the match, number of games (M-30) |
 | ``match_scores`` | n | totals of the match's finished games / 10, by relative seat |
 
-:mod:`loco_envs.moco.observation` holds the slice table (``slices(n)``) and ``to_string``.
+``loco_envs.moco.observation`` holds the slice table (``slices(n)``) and ``to_string``.
 ``env.unwrapped.view(agent)`` returns the same information as a
-:class:`~loco_envs.moco.rules.MocoView`, with each pile's cards in play order.
+``loco_envs.moco.rules.MocoView``, with each pile's cards in play order.
 
 ## Rewards
 
@@ -125,8 +125,14 @@ mover.
 ## State and records
 
 ``env.unwrapped.state_dict()`` / ``env.reset(seed=s, options={"state": d})``: schema in
-:mod:`loco_envs.moco.rules`. ``env.unwrapped.save_record(path)`` writes a JSON Lines record that
-:func:`loco_envs.replay` checks.
+``loco_envs.moco.rules``. ``env.unwrapped.save_record(path)`` writes a JSON Lines record that
+``loco_envs.replay`` checks.
+
+## Search
+``env.unwrapped.game.clone()`` copies the game; ``env.unwrapped.game.resample(seat, rng)`` deals
+the other hands and the removed cards again from the cards ``seat`` cannot see (uniform:
+``loco_envs.moco.search``). ``agents.make("moco/ismcts")`` searches on it, ``loco_envs.openspiel``
+makes the game an OpenSpiel game; see ``docs/search.md``.
 
 ## Version history
 
@@ -150,7 +156,8 @@ class raw_env(RulesAECEnv):  # noqa: N801 (PettingZoo's classic name)
 
     game_class = MocoGame
     env_id = "moco_v0"
-    metadata = {"name": "moco_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {"name": "moco_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "render_fps": 2, "is_parallelizable": False}
 
     def observation_size(self) -> int:
         return observation.observation_size(self.num_players)

@@ -60,6 +60,8 @@ from loco_envs.moco.cards import (
     card_id,
     deck,
 )
+from loco_envs.moco.render import picture as _picture
+from loco_envs.moco.render import render_text as _render_text
 
 #: M-03: cards removed unseen, by number of players.
 REMOVED = {2: 2, 3: 1, 4: 2, 5: 0}
@@ -179,6 +181,7 @@ class MocoGame(Game):
     }
     NUM_ACTIONS = _NUM_ACTIONS
     codec = codec  # the actions module, named by the Game contract
+    SEARCH = "loco_envs.moco.search"  # clone/resample (shared/API.md, Search)
 
     def __init__(self, rng: np.random.Generator, num_players: int = 4, match: bool = False):
         self.rng = rng
@@ -469,9 +472,10 @@ class MocoGame(Game):
         )
 
     def render_text(self, seat: int | None, reveal_all: bool = False) -> str:
-        from loco_envs.moco.render import render_text
+        return _render_text(self, seat, reveal_all)
 
-        return render_text(self, seat, reveal_all)
+    def render_rgb(self, seat: int | None) -> np.ndarray:
+        return _picture(self, seat)
 
     # --- state -----------------------------------------------------------------------------
     def state_dict(self) -> dict:

@@ -1,29 +1,23 @@
 """Loco Momo (``momo_v0``): draft animal tokens from a 2x2 forest onto a 5x5 picture.
 
-Rules: ``docs/rules/momo.md`` (rule ids K-xx), engine in :mod:`loco_envs.momo.rules`.
+Rules: ``docs/rules/momo.md`` (rule ids K-xx), engine in ``loco_envs.momo.rules``.
 
 >>> import loco_envs
 >>> env = loco_envs.make("momo_v0", num_players=2)
 
 Creation arguments
 ------------------
-=============  =========  =====================================================================
-argument       default    meaning
-=============  =========  =====================================================================
-num_players    2          1 (solo, K-40) to 4 players (K-04)
-expansion_a    False      K-30 endangered species and habitat (fewest tokens of a drawn species
-                          or colour: +7); not with ``num_players=1``
-expansion_b    False      K-31 acrobatic picture (drawn species in row 1's fifth cell: +5); not
-                          with ``num_players=1``
-reward         "rank"     ``"rank"`` or ``"score"`` (see Rewards)
-render_mode    None       ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``
-max_decisions  None       a positive integer: an episode cap; after that many decisions (all
-                          seats together) every agent is truncated, reward 0, its score so far
-                          in ``infos`` (:mod:`loco_envs.core.rules_env`)
-=============  =========  =====================================================================
+| argument | default | meaning |
+|---|---|---|
+| num_players | 2 | 1 (solo, K-40) to 4 players (K-04) |
+| expansion_a | False | K-30 endangered species and habitat (fewest tokens of a drawn species or colour: +7); not with ``num_players=1`` |
+| expansion_b | False | K-31 acrobatic picture (drawn species in row 1's fifth cell: +5); not with ``num_players=1`` |
+| reward | "rank" | ``"rank"`` or ``"score"`` (see Rewards) |
+| render_mode | None | ``None``, ``"ansi"`` (``render()`` returns the text), ``"human"`` or ``"rgb_array"`` (an ``(H, W, 3) uint8`` image) |
+| max_decisions | None | a positive integer: an episode cap; after that many decisions (all seats together) every agent is truncated, reward 0, its score so far in ``infos`` (``loco_envs.core.rules_env``) |
 
 The single-agent Gymnasium form of the solo game is ``gymnasium.make("loco_envs/MomoSolo-v0")``
-(:mod:`loco_envs.momo.solo`).
+(``loco_envs.momo.solo``).
 
 Agents
 ------
@@ -36,29 +30,27 @@ Actions: ``Discrete(135)``
 Tokens are ``species * 3 + colour`` in the order ``Rb Rn Rg Lb Ln Lg Eb En Eg Bb Bn Bg Db Dn
 Dg`` (species Rabbit Leopard Eagle Bear Duck; colours blue, brown (``n``), green).
 
-=========  ==========================================================================
-index      action
-=========  ==========================================================================
-0 .. 14    ``pick <token> in A`` for the 15 tokens in the order above (K-10, K-11)
-15 .. 29   ``pick <token> in B``
-30 .. 44   ``pick <token> in C``
-45 .. 59   ``pick <token> in D``
-60 .. 64   ``place Rb on row 1`` … ``place Rb on row 5`` (K-12: leftmost empty cell)
-65 .. 69   ``place Rn on row 1..5``
-70 .. 74   ``place Rg on row 1..5``
-75 .. 79   ``place Lb on row 1..5``
-80 .. 84   ``place Ln on row 1..5``
-85 .. 89   ``place Lg on row 1..5``
-90 .. 94   ``place Eb on row 1..5``
-95 .. 99   ``place En on row 1..5``
-100 .. 104 ``place Eg on row 1..5``
-105 .. 109 ``place Bb on row 1..5``
-110 .. 114 ``place Bn on row 1..5``
-115 .. 119 ``place Bg on row 1..5``
-120 .. 124 ``place Db on row 1..5``
-125 .. 129 ``place Dn on row 1..5``
-130 .. 134 ``place Dg on row 1..5``
-=========  ==========================================================================
+| index | action |
+|---|---|
+| 0 .. 14 | ``pick <token> in A`` for the 15 tokens in the order above (K-10, K-11) |
+| 15 .. 29 | ``pick <token> in B`` |
+| 30 .. 44 | ``pick <token> in C`` |
+| 45 .. 59 | ``pick <token> in D`` |
+| 60 .. 64 | ``place Rb on row 1`` … ``place Rb on row 5`` (K-12: leftmost empty cell) |
+| 65 .. 69 | ``place Rn on row 1..5`` |
+| 70 .. 74 | ``place Rg on row 1..5`` |
+| 75 .. 79 | ``place Lb on row 1..5`` |
+| 80 .. 84 | ``place Ln on row 1..5`` |
+| 85 .. 89 | ``place Lg on row 1..5`` |
+| 90 .. 94 | ``place Eb on row 1..5`` |
+| 95 .. 99 | ``place En on row 1..5`` |
+| 100 .. 104 | ``place Eg on row 1..5`` |
+| 105 .. 109 | ``place Bb on row 1..5`` |
+| 110 .. 114 | ``place Bn on row 1..5`` |
+| 115 .. 119 | ``place Bg on row 1..5`` |
+| 120 .. 124 | ``place Db on row 1..5`` |
+| 125 .. 129 | ``place Dn on row 1..5`` |
+| 130 .. 134 | ``place Dg on row 1..5`` |
 
 Pick = ``area * 15 + token``; place = ``60 + token * 5 + (row - 1)``. The mask allows the picks
 of tokens present in the forest, then the placements of taken tokens on rows with room. Tokens
@@ -67,28 +59,26 @@ turns are skipped (K-14).
 
 Observation: ``Box(low, high, (size,), float32)``
 -------------------------------------------------
-``low``/``high``: each entry's range by the rules (:func:`loco_envs.momo.observation.bounds`).
+``low``/``high``: each entry's range by the rules (``loco_envs.momo.observation.bounds``).
 ``size = 127 + 204 n``: 331 (1 player), 535 (2), 739 (3), 943 (4). Slices, in order (see
-:mod:`loco_envs.momo.observation`; seat-indexed parts are relative, the observer first):
+``loco_envs.momo.observation``; seat-indexed parts are relative, the observer first):
 
-============  ===========  ============================================================
-name          length       content
-============  ===========  ============================================================
-forest        60           counts of each token in areas A, B, C, D
-pending       15           tokens taken by the seat to act, not yet placed
-bag           15           bag composition (known by elimination; never its order)
-bag_size      1            tokens left in the bag
-discarded     15           tokens out of the game
-phase         2            one-hot pick / place
-round         6            one-hot round
-expansion_a   8            one-hot K-30 hexagon (0 when off)
-expansion_b   5            one-hot K-31 flower (0 when off)
-to_act        n            one-hot relative seat to act
-first_player  n            one-hot relative first player
-turns_left    n            turns each relative seat still plays
-points        n            K-20..K-24 points of each relative seat's picture so far
-boards        200 n        per relative seat, 25 cells row-major x (5 species + 3 colours)
-============  ===========  ============================================================
+| name | length | content |
+|---|---|---|
+| forest | 60 | counts of each token in areas A, B, C, D |
+| pending | 15 | tokens taken by the seat to act, not yet placed |
+| bag | 15 | bag composition (known by elimination; never its order) |
+| bag_size | 1 | tokens left in the bag |
+| discarded | 15 | tokens out of the game |
+| phase | 2 | one-hot pick / place |
+| round | 6 | one-hot round |
+| expansion_a | 8 | one-hot K-30 hexagon (0 when off) |
+| expansion_b | 5 | one-hot K-31 flower (0 when off) |
+| to_act | n | one-hot relative seat to act |
+| first_player | n | one-hot relative first player |
+| turns_left | n | turns each relative seat still plays |
+| points | n | K-20..K-24 points of each relative seat's picture so far |
+| boards | 200 n | per relative seat, 25 cells row-major x (5 species + 3 colours) |
 
 Rewards
 -------
@@ -97,6 +87,13 @@ as neither (K-25: highest total wins, a tie is shared). ``"score"``: own points 
 the others' points. **Solo** (``num_players=1``): both give the final score itself (the rank
 reward would always be 0). At the end every agent's ``info`` holds ``score`` and ``rank``; solo
 adds ``photographer_level`` (K-40).
+
+Search
+------
+``env.unwrapped.game.clone()`` copies the game; ``env.unwrapped.game.resample(seat, rng)``
+shuffles the bag, the only hidden information (``loco_envs.momo.search``).
+``agents.make("momo/ismcts")`` searches on it, ``loco_envs.openspiel`` makes the game an OpenSpiel
+game; see ``docs/search.md``.
 
 Version history
 ---------------
@@ -120,7 +117,8 @@ class raw_env(RulesAECEnv):  # noqa: N801 - PettingZoo's classic name
 
     game_class = MomoGame
     env_id = "momo_v0"
-    metadata = {"name": "momo_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {"name": "momo_v0", "render_modes": ["ansi", "human", "rgb_array"],
+                "render_fps": 2, "is_parallelizable": False}
 
     def __init__(self, **options: Any):
         super().__init__(**options)

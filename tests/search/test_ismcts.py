@@ -1,0 +1,85 @@
+"""``agents.make("<game>/ismcts")``: legal, reproducible, better than random, bad options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import loco_envs
+from loco_envs import agents
+from loco_envs.agents.ismcts import ISMCTSBot
+from loco_envs.benchmarks import tournament as T
+from tests.search.helpers import positions
+
+GAMES = [("loco_v0", 3), ("moco_v0", 2), ("momo_v0", 2), ("mampfos_v0", 3)]
+
+
+@pytest.mark.parametrize("env_id,n", GAMES)
+def test_ismcts_plays_legal_moves_from_the_view(env_id, n):
+    bot = agents.make(f"{env_id[:-3]}/ismcts:iterations=8")
+    rng = np.random.default_rng(0)
+    for game in positions(env_id, n, {}, 25):
+        seat = game.current_seat
+        mask = game.legal_mask()
+        assert mask[bot.act(game.view(seat), mask, rng)] == 1
+
+
+@pytest.mark.parametrize("env_id,n", GAMES)
+def test_ismcts_is_reproducible_under_a_seed(env_id, n):
+    spec = f"{env_id[:-3]}/ismcts:iterations=6"
+    records = [T.play_game(env_id, [spec] + ["random"] * (n - 1), seed=3, max_decisions=150)
+               for _ in range(2)]
+    assert records[0] == records[1]
+
+
+def test_ismcts_with_the_game_set_uses_its_knowledge():
+    env = loco_envs.make("moco_v0", wrapped=False, num_players=2)
+    env.reset(seed=0)
+    bot = ISMCTSBot("moco", iterations=5, rollout="heuristic")
+    bot.game = env.game
+    mask = env.game.legal_mask()
+    assert mask[bot.act(env.game.view(env.game.current_seat), mask,
+                        np.random.default_rng(0))] == 1
+
+
+def test_ismcts_beats_random_in_a_short_match():
+    spec = "moco/ismcts:iterations=20"
+    t = T.Tournament("moco_v0", 2, (spec, "random"), 6, 0)
+    records = [T.play_game(t.env_id, seats, seed, g) for g, seed, seats in T.schedule(t)]
+    assert sum(r["ranks"][r["seats"].index(spec)] == 0 for r in records) >= 5
+
+
+def test_ismcts_time_budget():
+    bot = agents.make("momo/ismcts:time=0.02")
+    env = loco_envs.make("momo_v0", wrapped=False, num_players=2)
+    env.reset(seed=0)
+    g = env.game
+    assert g.legal_mask()[bot.act(g.view(g.current_seat), g.legal_mask(),
+                                  np.random.default_rng(0))]
+    assert bot.last_iterations >= 1
+
+
+@pytest.mark.parametrize("spec,word", [
+    ("loco/ismcts:foo=1", "foo"), ("loco/ismcts:iterations=0", "iterations"),
+    ("loco/ismcts:iterations=x", "iterations"), ("moco/ismcts:rollout=greedy", "rollout"),
+    ("momo/ismcts:c=-1", "'c'"), ("momo/ismcts:time=0", "time"),
+    ("mampfos/ismcts:depth", "depth"), ("chess/ismcts", "chess"),
+])
+def test_ismcts_bad_options_are_value_errors_naming_them(spec, word):
+    with pytest.raises(ValueError, match=word):
+        agents.make(spec)
+
+
+@pytest.mark.parametrize("env_id,n,opts", [("loco_v0", 4, {}), ("moco_v0", 3, {"match": True}),
+                                           ("momo_v0", 2, {"expansion_a": True}),
+                                           ("mampfos_v0", 3, {"memory": "recall"})])
+def test_from_view_builds_a_game_with_the_same_view(env_id, n, opts):
+    """What the bot searches from: a whole game rebuilt from one seat's view alone."""
+    import importlib
+
+    search = importlib.import_module(f"loco_envs.{env_id[:-3]}.search")
+    rng = np.random.default_rng(5)
+    for game in positions(env_id, n, opts, 20):
+        for seat in range(n):
+            view = game.view(seat)
+            assert search.from_view(view, rng).view(seat) == view
