@@ -4,21 +4,26 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-slow test-ray test-integrations run lint bench clean
+.PHONY: test test-slow test-ray test-integrations test-openspiel run lint bench docs clean
 
 # torch first, pinned: this version resolves to the CPU build here (a bare torch requirement
-# would pull a multi-GB CUDA build); then the project with its dev and train extras.
+# would pull a multi-GB CUDA build); then the project with its dev, train and docs extras (the
+# suite builds the documentation site strictly: tests/docs/test_site.py).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ".[dev,train]"
+	$(PY) -m pip install --quiet -e ".[dev,train,docs]"
 	touch $(STAMP)
 
+# The compiled engines first, in one process: the test workers then load them from numba's
+# disk cache instead of each compiling them (a few minutes on 2 cores, once per source change).
 test: $(STAMP)
+	$(PY) -m loco_envs.compiled
 	$(PY) -m pytest -q -n auto
 
 test-slow: $(STAMP)
+	$(PY) -m loco_envs.compiled
 	$(PY) -m pytest -q -n auto -m slow
 
 # The Ray tests (ray extra, installed here): tournaments on a local Ray and a short RLlib run.
@@ -41,6 +46,16 @@ $(INTEGRATIONS_STAMP): $(STAMP)
 test-integrations: $(INTEGRATIONS_STAMP)
 	$(PY) -m pytest -q -n 0 -m slow tests/integrations
 
+# The games in OpenSpiel (openspiel extra, installed here): OpenSpiel's random simulation
+# checks on every game, tensors and strings, one of its algorithms (tests/search/test_openspiel.py).
+OPENSPIEL_STAMP := $(VENV)/.installed-openspiel
+$(OPENSPIEL_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e ".[openspiel]"
+	touch $(OPENSPIEL_STAMP)
+
+test-openspiel: $(OPENSPIEL_STAMP)
+	$(PY) -m pytest -q -n auto -m slow tests/search/test_openspiel.py
+
 # The main job: the LOCO quick config (a one-minute clone of loco/heuristic-strong, made first
 # into runs/make_run/imitation/ or reused, then self-play PPO from it: a few minutes on 2 cores),
 # then a tournament of the trained agent against the heuristic and random bots: ratings table +
@@ -58,5 +73,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m benchmarks.throughput
 
+# The documentation site (mkdocs.yml, docs/) into site/; any warning fails it. Browse it live
+# with `.venv/bin/python -m mkdocs serve`.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build site *.egg-info

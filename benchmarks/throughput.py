@@ -11,8 +11,20 @@ repeated; the table shows the median of the repeats:
 When ``rlcard`` is installed, RLCard's 2-player UNO is measured in the same run and the table
 gives each LOCO row's ratio to it (the foundation issue's reference point).
 
+A second table measures the vector envs and the compiled engines of the games that have one
+(``--vector``), every row in the same run as the Python raw env it is compared with:
+
+- ``make_vec`` with each engine (``python``; ``compiled`` on one thread and on every core) at
+  N = 1, 256 and 4096 games, random legal play by the env's own bots (``step(bots=...)``,
+  observations encoded at every decision as in training); the ratio is to the Python raw env
+  of the same game on one core, and ``per core`` divides by the threads used;
+- ``tournament``: ``heuristic-strong`` (or the game's heuristic) against ``heuristic``, games/s
+  of :func:`benchmarks.tournament.play_game` on the Python engine against the batched runner on
+  the compiled engine and bots, one process.
+
     python -m benchmarks.throughput                  # every game, default player counts
     python -m benchmarks.throughput --envs loco_v0 --players 2 4 --seconds 2 --repeats 5
+    python -m benchmarks.throughput --vector --envs loco_v0 --players 2
 """
 
 from __future__ import annotations
@@ -152,6 +164,99 @@ def table(rows: list[dict], uno: dict | None) -> str:
     return "\n".join(lines)
 
 
+def vector_play(env_id: str, num_players: int, num_envs: int, engine: str,
+                threads: int, seed: int) -> Callable[[int], int]:
+    """One vector step of random legal play (the env's own random bot) per call."""
+    from loco_envs import agents
+
+    threads_option = {"num_threads": threads} if engine == "compiled" else {}
+    vec = loco_envs.make_vec(env_id, num_envs, num_players=num_players, engine=engine,
+                             bots=[agents.RandomBot()], **threads_option)
+    vec.reset(seed=seed)
+    skip, random_bot = np.full(num_envs, -1, np.int64), np.zeros(num_envs, np.int64)
+
+    def step(_: int) -> int:
+        vec.step(skip, random_bot)
+        return num_envs
+
+    return step
+
+
+def tournament_games(env_id: str, num_players: int, compiled: bool, seed: int
+                     ) -> Callable[[int], int]:
+    """A block of tournament games (the strongest scripted bot against the heuristic)."""
+    from loco_envs.benchmarks import tournament as T
+
+    game = env_id.split("_v")[0]
+    strong = f"{game}/heuristic-strong" if game == "loco" else f"{game}/heuristic"
+    lineup = (strong, f"{game}/heuristic")
+    block = 256 if compiled else 8
+
+    def play(i: int) -> int:
+        t = T.Tournament(env_id, num_players, lineup, block, seed=seed + i)
+        if compiled:
+            T.play(t, progress=False)
+        else:
+            for g, deal, seats in T.schedule(t):
+                T.play_game(env_id, seats, deal, g)
+        return block
+
+    return play
+
+
+def vector_rows(envs: list[str], players: list[int] | None, seconds: float, repeats: int,
+                seed: int, sizes: tuple[int, ...] = (1, 256, 4096)) -> list[dict]:
+    """The rows of the vector and compiled-engine table (see the module docstring)."""
+    from loco_envs.vector.compiled import compiled_package, default_threads
+
+    cores = default_threads()
+    rows: list[dict] = []
+    for env_id in envs:
+        compiled = compiled_package(env_id) is not None
+        for n in players or DEFAULT_PLAYERS[env_id]:
+            rows.append({"env": env_id, "players": n, "what": "raw env", "engine": "python",
+                         "N": 1, "threads": 1, "play": aec_game(env_id, n, seed, False)})
+            setups = [("python", 1)] + ([("compiled", 1)] if compiled else []) + (
+                [("compiled", cores)] if compiled and cores > 1 else [])
+            for size in sizes:
+                for engine, threads in setups:
+                    rows.append({"env": env_id, "players": n, "what": "make_vec",
+                                 "engine": engine, "N": size, "threads": threads,
+                                 "play": vector_play(env_id, n, size, engine, threads, seed)})
+            for engine in (["python"] + (["compiled"] if compiled else [])) * (n > 1):
+                rows.append({"env": env_id, "players": n, "what": "tournament",
+                             "engine": engine, "N": 256 if engine == "compiled" else 1,
+                             "threads": cores if engine == "compiled" else 1,
+                             "play": tournament_games(env_id, n, engine == "compiled", seed)})
+    runs: list[list[float]] = [[] for _ in rows]
+    with tqdm(total=repeats * len(rows), desc="vector", unit="run") as bar:
+        for _ in range(repeats):
+            for row, samples in zip(rows, runs, strict=True):
+                row["play"](0)  # warm: compiled code loaded, first deals made
+                samples.append(run_for(seconds, row["play"])[0])
+                bar.update()
+    for row, samples in zip(rows, runs, strict=True):
+        del row["play"]
+        row["per_s"] = statistics.median(samples)
+    return rows
+
+
+def vector_table(rows: list[dict]) -> str:
+    """Markdown: each row against the Python raw env (decisions) or the Python tournament
+    (games) of the same game and player count, in total and per thread."""
+    lines = ["| env | players | what | engine | N | threads | per second | vs Python | "
+             "per core |", "|---|---:|---|---|---:|---:|---:|---:|---:|"]
+    base = {(r["env"], r["players"], r["what"] == "tournament"): r["per_s"] for r in rows
+            if r["engine"] == "python" and r["what"] in ("raw env", "tournament")}
+    for r in rows:
+        ratio = r["per_s"] / base[(r["env"], r["players"], r["what"] == "tournament")]
+        unit = "games" if r["what"] == "tournament" else "decisions"
+        lines.append(f"| {r['env']} | {r['players']} | {r['what']} | {r['engine']} | {r['N']} "
+                     f"| {r['threads']} | {r['per_s']:,.0f} {unit} | {ratio:.1f}x | "
+                     f"{ratio / r['threads']:.1f}x |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--envs", nargs="+", default=loco_envs.available_envs(),
@@ -161,12 +266,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="wall time of one run")
     parser.add_argument("--repeats", type=int, default=3, help="runs per row (median shown)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--vector", action="store_true",
+                        help="measure the vector envs and compiled engines instead")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.envs) - set(loco_envs.available_envs()))
     if unknown:
         parser.error(f"unknown env id(s) {unknown}; available: {loco_envs.available_envs()}")
     if args.seconds <= 0 or args.repeats < 1:
         parser.error("--seconds must be > 0 and --repeats >= 1")
+    if args.vector:
+        print(vector_table(vector_rows(args.envs, args.players, args.seconds, args.repeats,
+                                       args.seed)))
+        return
     rows, uno = measure(args.envs, args.players, args.seconds, args.repeats, args.seed)
     print(table(rows, uno))
     if uno is None:

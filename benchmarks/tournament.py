@@ -35,6 +35,10 @@ Randomness. Deal seeds come from ``numpy.random.default_rng(seed)``; the bot in 
 game ``g`` draws from ``numpy.random.default_rng([deal seed, g, s])``. A tournament is a
 function of its arguments, whatever ``--workers``.
 
+Speed. A game with a compiled engine (``loco_v0``) is played in batches on it, its scripted bots
+choosing on their compiled twins (:mod:`loco_envs.train.games`), with the records of
+:func:`play_game`: the same deals, moves and results, game for game.
+
 Scale-out. ``--backend ray [--address HOST:PORT]`` plays the games on a Ray cluster (a local one
 when no address is given) with the same records and ratings (:mod:`benchmarks.ray_backend`).
 """
@@ -58,6 +62,7 @@ import loco_envs
 from loco_envs import agents
 from loco_envs.benchmarks import ratings as R
 from loco_envs.benchmarks.journal import RecordJournal, output_errors
+from loco_envs.vector.compiled import compiled_package
 
 #: A game that takes more decisions than this is stopped with an error (a bot loop, not a game).
 MAX_STEPS = 1_000_000
@@ -243,9 +248,9 @@ def play(t: Tournament, workers: int = 1, progress: bool = True,
 
         ray_backend.play_games({task[3]: task for task in tasks}, _play_task, address, bar,
                                on_records=records.extend)
-    elif any(spec.startswith("ppo:") for spec in t.agents):
+    elif any(spec.startswith("ppo:") for spec in t.agents) or compiled_package(t.env_id):
         from loco_envs.train.games import (
-            play_tasks,  # batched: one forward pass per ppo: agent and round
+            play_tasks,  # batched: the compiled engine and bots, one forward pass per ppo: agent
         )
 
         play_tasks(tasks, workers, records.append, bar)

@@ -9,7 +9,10 @@ for all those rows at once); scripted bots act game by game on the seat's view. 
 is the tournament runner's: the agent in seat ``s`` of game ``g`` draws from
 ``default_rng([deal seed, g, s])``, and a ``ppo:`` agent draws exactly what its ``act`` would
 (the Gumbel noise of one row), so a record is the one :func:`benchmarks.tournament.play_game`
-gives, whatever the batch (up to the last bits of a batched matrix product).
+gives, whatever the batch (up to the last bits of a batched matrix product). On a game's
+compiled engine (the default of ``make_vec`` where one exists) the scripted bots with a
+compiled twin choose for all their games in one call too (``VectorGameEnv.bot_actions``),
+drawing from the same generators, so the records are those of the Python path.
 
 The match records are the runner's (``benchmarks.ratings``), with the ``max_decisions`` cap of
 the env: a game it truncates is a tie of all seats with ``"capped": true``.
@@ -25,6 +28,8 @@ import numpy as np
 import loco_envs
 from loco_envs import agents
 from loco_envs.agents.ppo import PPOBot, gumbel_noise
+from loco_envs.compiled import rng as R
+from loco_envs.vector.compiled import default_threads
 
 __all__ = ["BATCH", "play_tasks"]
 
@@ -50,7 +55,9 @@ def play_tasks(tasks: Sequence[tuple], workers: int = 1, on_record: Any = None,
     else:
         import multiprocessing
 
-        with multiprocessing.get_context("spawn").Pool(min(workers, len(chunks))) as pool:
+        processes = min(workers, len(chunks))
+        with multiprocessing.get_context("spawn").Pool(
+                processes, initializer=_share_cores, initargs=(processes,)) as pool:
             for chunk, chunk_records in zip(chunks, pool.imap(_play_chunk, chunks), strict=True):
                 for record in chunk_records:
                     records.append(record)
@@ -59,6 +66,13 @@ def play_tasks(tasks: Sequence[tuple], workers: int = 1, on_record: Any = None,
                 if progress is not None:
                     progress.update(len(chunk))
     return sorted(records, key=lambda r: r["game"])
+
+
+def _share_cores(processes: int) -> None:
+    """A worker's compiled engine takes its share of the cores, not all of them."""
+    import numba
+
+    numba.set_num_threads(max(1, default_threads() // processes))
 
 
 def _play_chunk(tasks: list[tuple], progress: Any = None, on_record: Any = None) -> list[dict]:
@@ -78,17 +92,26 @@ def _play_batch(env_id: str, games: list[tuple[int, int, Sequence[str]]],
                 options: dict[str, Any], paths: list[str | None], progress: Any,
                 on_record: Any) -> list[dict]:
     num_players = len(games[0][2])
+    import numba
+
     vec = loco_envs.make_vec(env_id, len(games), autoreset_mode="Disabled",
-                             **{**options, "num_players": num_players})
+                             **{**options, "num_players": num_players},
+                             **_threads_option(env_id, numba.get_num_threads()))
     specs = sorted({spec for _, _, seats in games for spec in seats})
     bots = {spec: agents.make(spec) for spec in specs}
     lineups = [[specs.index(spec) for spec in seats] for _, _, seats in games]
     lineup = np.array(lineups, np.int64)  # game, seat -> spec index
     rngs = [[np.random.default_rng([seed, g, s]) for s in range(num_players)]
             for g, seed, _ in games]
+    # the compiled bots' generators: the same ones as arrays, game x seat
+    states = np.zeros((len(games), num_players, R.STATE_WORDS), np.uint64)
+    for i, seat_rngs in enumerate(rngs):
+        for s, rng in enumerate(seat_rngs):
+            R.from_generator(rng, states[i, s])
     steps = np.zeros(len(games), np.int64)
     records: list[dict | None] = [None] * len(games)
     vec.reset(seed=[seed for _, seed, _ in games])
+    header = _record_header(env_id, options, num_players)
     try:
         while True:
             live = np.flatnonzero(vec.seats >= 0)
@@ -102,6 +125,13 @@ def _play_batch(env_id: str, games: list[tuple[int, int, Sequence[str]]],
                 bot = bots[specs[k]]
                 if isinstance(bot, PPOBot):
                     actions[mine] = _ppo_actions(bot, vec, mine, rngs)
+                    continue
+                mine_seats = vec.seats[mine]
+                drawn = states[mine, mine_seats]
+                chosen = vec.bot_actions(bot, mine, drawn)
+                if chosen is not None:
+                    actions[mine] = chosen
+                    states[mine, mine_seats] = drawn
                 else:
                     for i in mine.tolist():
                         seat = int(vec.seats[i])
@@ -109,7 +139,7 @@ def _play_batch(env_id: str, games: list[tuple[int, int, Sequence[str]]],
             vec.step(actions)
             steps[live] += 1
             for i in np.flatnonzero(vec.terminations | vec.truncations).tolist():
-                records[i] = _record(vec, i, games[i], int(steps[i]))
+                records[i] = _record(vec, i, games[i], int(steps[i]), header)
                 if paths[i] is not None:
                     vec.game_env(i).save_record(paths[i])
                 if on_record is not None:
@@ -136,12 +166,27 @@ def _ppo_actions(bot: PPOBot, vec: Any, games: np.ndarray,
     return np.argmax(logits, axis=1)
 
 
-def _record(vec: Any, i: int, game: tuple[int, int, Sequence[str]], steps: int) -> dict:
+def _threads_option(env_id: str, threads: int) -> dict[str, int]:
+    """``num_threads`` for ``make_vec`` where the game has a compiled engine."""
+    from loco_envs.vector.compiled import compiled_package
+
+    return {"num_threads": min(threads, default_threads())} if compiled_package(env_id) else {}
+
+
+def _record_header(env_id: str, options: dict[str, Any], num_players: int) -> dict:
+    """The record header of these games (version and options), from one env of them."""
+    env = loco_envs.make(env_id, wrapped=False, **{**options, "num_players": num_players})
+    env.reset(seed=0)
+    return env.record_lines()[0]
+
+
+def _record(vec: Any, i: int, game: tuple[int, int, Sequence[str]], steps: int,
+            header: dict) -> dict:
+    """Game ``i``'s match record, from the vector env's results of the step it ended in."""
     g, seed, seats = game
-    env = vec.game_env(i)
-    header = env.record_lines()[0]
     capped = bool(vec.truncations[i])
     n = len(seats)
+    ranks, scores = vec.buf.ranks[i].tolist(), vec.buf.scores[i].tolist()
     return {
         "env": vec.env_id,
         "version": header["version"],
@@ -151,8 +196,8 @@ def _record(vec: Any, i: int, game: tuple[int, int, Sequence[str]], steps: int) 
         "seed": seed,
         "agents": None,  # filled in by the tournament
         "seats": list(seats),
-        "ranks": [0] * n if capped else [int(r) for r in env.game.final_ranks()],
-        "scores": [0.0] * n if capped else [float(x) for x in env.game.final_scores()],
+        "ranks": [0] * n if capped else [int(r) for r in ranks],
+        "scores": [0.0] * n if capped else [float(x) for x in scores],
         "steps": steps,
         "capped": capped,
     }

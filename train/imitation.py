@@ -67,6 +67,7 @@ from loco_envs.agents.ppo import (
     transform_extra_size,
     transform_observation,
 )
+from loco_envs.compiled import rng as R
 from loco_envs.train.config import field_docs, load_config, parse_overrides
 from loco_envs.train.warmstart import value_path
 
@@ -254,17 +255,18 @@ def collect(args: BCArgs, round_index: int, games: Sequence[int],
             mine = [i for i in live.tolist() if int(vec.seats[i]) == students[i]]
             if student is not None and mine:
                 chosen = student.act_batch(vec.obs[mine], vec.masks[mine], bot_rngs[mine[0]])
+            labels = _bot_actions(vec, teacher, mine, bot_rngs)
             for k, i in enumerate(mine):
-                view, mask = vec.view(i, students[i]), vec.masks[i]
-                label = teacher.act(view, mask, bot_rngs[i])
-                rows.append((i, vec.obs[i].copy(), np.packbits(mask.astype(bool)), label))
-                actions[i] = int(chosen[k]) if student is not None else label
+                rows.append((i, vec.obs[i].copy(), np.packbits(vec.masks[i].astype(bool)),
+                             labels[k]))
+                actions[i] = int(chosen[k]) if student is not None else labels[k]
                 played_by_student += student is not None
-            for i in live.tolist():
-                if actions[i] < 0:
-                    seat = int(vec.seats[i])
-                    bot = bots[lineups[i][seat]]
-                    actions[i] = bot.act(vec.view(i, seat), vec.masks[i], bot_rngs[i])
+            waiting = [i for i in live.tolist() if actions[i] < 0]
+            by_bot: dict[str, list[int]] = {}
+            for i in waiting:
+                by_bot.setdefault(lineups[i][int(vec.seats[i])], []).append(i)
+            for spec, games_of_bot in by_bot.items():
+                actions[games_of_bot] = _bot_actions(vec, bots[spec], games_of_bot, bot_rngs)
             vec.step(actions)
             for i in np.flatnonzero(vec.terminations).tolist():
                 returns[i] = vec.rewards[i, students[i]]
@@ -274,6 +276,25 @@ def collect(args: BCArgs, round_index: int, games: Sequence[int],
     return Dataset(np.stack([r[1] for r in rows]), np.stack([r[2] for r in rows]),
                    np.array([r[3] for r in rows], np.int64), returns[index], len(games),
                    played_by_student)
+
+
+def _bot_actions(vec: Any, bot: Any, games: list[int],
+                 rngs: Sequence[np.random.Generator]) -> list[int]:
+    """``bot``'s action in each of ``games`` (seat to act), drawing from ``rngs[game]``: on its
+    compiled twin when the engine has one (the generators' states go there and back), else
+    from each game's view."""
+    if not games:
+        return []
+    states = np.zeros((len(games), R.STATE_WORDS), np.uint64)
+    for k, i in enumerate(games):
+        R.from_generator(rngs[i], states[k])
+    chosen = vec.bot_actions(bot, np.array(games, np.int64), states)
+    if chosen is None:
+        return [int(bot.act(vec.view(i, int(vec.seats[i])), vec.masks[i], rngs[i]))
+                for i in games]
+    for k, i in enumerate(games):
+        R.set_generator(rngs[i], states[k])
+    return [int(a) for a in chosen]
 
 
 def _collect_task(task: tuple) -> Dataset:

@@ -32,3 +32,50 @@ observations, features, rewards and bot moves. The differential harness
 :mod:`loco_envs.compiled.rng` is numpy's ``default_rng`` (SeedSequence + PCG64) draw for draw,
 over a ``uint64`` array per game: the one generator both engines use.
 """
+
+import hashlib
+import os
+from pathlib import Path
+
+#: The games with a compiled engine, and its package: ``make_vec``'s default engine for them,
+#: and what tournaments, evaluation and training play on.
+ENGINES = {"loco_v0": "loco_envs.loco.compiled", "moco_v0": "loco_envs.moco.compiled",
+           "momo_v0": "loco_envs.momo.compiled", "mampfos_v0": "loco_envs.mampfos.compiled"}
+
+
+def _cache_dir() -> str:
+    """Where numba keeps the compiled engines: a folder per version of their sources.
+
+    numba checks a cached function against its own file only, not the files of the functions
+    it calls (a kernel calls an engine in another file), so a changed engine could run stale
+    machine code. Keyed by a digest of every compiled source, the folder is new whenever any
+    of them changes. It lives in the user's cache (``NUMBA_CACHE_DIR`` if set, else
+    ``$XDG_CACHE_HOME`` or ``~/.cache``), never beside an installed package.
+    """
+    root = Path(__file__).resolve().parent.parent
+    sources = sorted([*root.glob("compiled/*.py"), *root.glob("*/compiled/*.py")])
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "loco_envs", "numba")
+    return os.path.join(base, digest.hexdigest()[:16])
+
+
+def _configure_numba() -> None:
+    """The compiled engines' cache folder, and threads that sleep while they wait.
+
+    numba's OpenMP threads scaled best on an idle 16-core machine, but by default they spin
+    between parallel calls, and on a machine whose cores are busy with other work a step on 2
+    threads then ran 6x slower than on one (37k decisions/s against 237k); sleeping, they ran
+    as fast as one thread there (243k). So ``OMP_WAIT_POLICY=passive`` unless the user set a
+    policy or chose numba's threading layer (``NUMBA_THREADING_LAYER``).
+    """
+    import numba
+
+    numba.config.CACHE_DIR = _cache_dir()
+    if "NUMBA_THREADING_LAYER" not in os.environ:
+        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+_configure_numba()

@@ -138,7 +138,7 @@ def differential_play(env_id: str, options: dict[str, Any], seed: int, *, policy
                 raise fail(step, f"observations of seat {viewer} differ at {diff[:10]}")
             if compute_features is not None:
                 mods.encode.features(obs, n, feats)
-                if not np.array_equal(feats, compute_features.compute(obs)):
+                if not np.array_equal(feats, compute_features.python(obs)):
                     raise fail(step, f"features of seat {viewer} differ")
         action = None
         for pair in bots:

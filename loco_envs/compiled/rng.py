@@ -15,8 +15,9 @@ the Python engines do for the same seed. So the generator is an array of six ``u
   rejection sampling);
 - :func:`random`: ``Generator.random()``.
 
-:func:`from_generator` and :func:`to_generator` move a state between a numpy ``Generator`` and
-the array, so a game can go from one engine to the other mid-play. ``tests/compiled`` holds
+:func:`from_generator`, :func:`to_generator` and :func:`set_generator` move a state between a
+numpy ``Generator`` and the array, so a game (or a bot's generator) can go from one engine to
+the other mid-play. ``tests/compiled`` holds
 each function equal to numpy's over many draws.
 """
 
@@ -26,7 +27,8 @@ import numpy as np
 from numba import njit
 
 __all__ = ["STATE_WORDS", "from_generator", "integers", "next_double", "next_uint32",
-           "next_uint64", "random", "seed_state", "seed_state_pair", "shuffle", "to_generator"]
+           "next_uint64", "random", "seed_state", "seed_state_pair", "set_generator", "shuffle",
+           "to_generator"]
 
 #: The words of one generator: state (high, low), increment (high, low), has_uint32, uinteger.
 STATE_WORDS = 6
@@ -238,11 +240,16 @@ def from_generator(rng: np.random.Generator, out: np.ndarray) -> None:
 
 def to_generator(st: np.ndarray) -> np.random.Generator:
     """A new ``Generator`` in the state ``st`` holds."""
+    rng = np.random.Generator(np.random.PCG64())
+    set_generator(rng, st)
+    return rng
+
+
+def set_generator(rng: np.random.Generator, st: np.ndarray) -> None:
+    """Put ``rng`` (a PCG64 ``Generator``) in the state ``st`` holds."""
     words = [int(w) for w in st]
-    bit_generator = np.random.PCG64()
-    bit_generator.state = {
+    rng.bit_generator.state = {
         "bit_generator": "PCG64",
         "state": {"state": (words[0] << 64) | words[1], "inc": (words[2] << 64) | words[3]},
         "has_uint32": words[4], "uinteger": words[5],
     }
-    return np.random.Generator(bit_generator)

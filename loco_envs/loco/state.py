@@ -8,12 +8,16 @@ be checked from a state in a few lines.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
+from loco_envs.core.game import Game
 from loco_envs.loco import cards as C
-from loco_envs.loco.rules import CALL_STATES, PHASES, LocoGame
+from loco_envs.loco.phases import CALL_STATES, PHASES
+
+#: :class:`loco_envs.loco.rules.LocoGame` (which imports this module, so it is not imported here).
+LocoGame = TypeVar("LocoGame", bound=Game)
 
 
 def position(hands: list[list[str]], discard: list[str], *, draw_top: list[str] = (),
@@ -230,6 +234,9 @@ def _in_range(seat: Any, n: int) -> int:
 def _check_consistency(game: LocoGame) -> None:
     game._mask = None
     if not game.terminal:
+        if game._num_playing() < 2:  # L-70/L-73: a round is played by two seats or more
+            raise _bad("in_round", "a game not over needs at least two seats playing "
+                                   "(active and in the round)")
         if not game._playing(game.current_seat):
             raise _bad("actor", "the seat to decide is not playing")
         if not game._playing(game.turn_seat):

@@ -9,21 +9,31 @@
 >>> vec.close()
 
 ``make_vec(env_id, num_envs, **options)`` takes every option of :func:`loco_envs.make` (each
-game is that raw env) plus ``backend``, ``num_workers``, ``bots`` and ``autoreset_mode``:
+game is that raw env) plus ``engine``, ``num_threads``, ``backend``, ``num_workers``, ``bots``
+and ``autoreset_mode``:
 
 ======================  ======================================================================
 argument                meaning
 ======================  ======================================================================
-``backend``             ``"serial"``: every game in this process, stepped in one loop (the
-                        default). ``"shared_memory"``: the games are cut into ``num_workers``
-                        contiguous slices (default: one per core); this process steps the
-                        first itself, one worker process each of the others, all writing into
-                        the same arrays, which live in ``multiprocessing.shared_memory``. A
-                        step wakes each worker through a semaphore, steps this process's
-                        slice meanwhile, and waits for the workers' semaphores.
+``engine``              ``"compiled"``: the game's numba engine (:mod:`loco_envs.compiled`),
+                        every game's state in arrays, one call of a compiled kernel a step
+                        for all games (the default where the game has one: ``loco_v0``).
+                        ``"python"``: each game a raw env of the rules engine (the default
+                        for the other games). The same seeds give the same games either way.
+``num_threads``         ``engine="compiled"``: the threads that share the games (default:
+                        every core this process may use). Each game is stepped by one thread
+                        with its own generators, so the results are the same for any count.
+``backend``             ``"serial"``: every game in this process (the default).
+                        ``"shared_memory"`` (``engine="python"`` only): the games are cut
+                        into ``num_workers`` contiguous slices (default: one per core); this
+                        process steps the first itself, one worker process each of the
+                        others, all writing into the same arrays, which live in
+                        ``multiprocessing.shared_memory``.
 ``bots``                objects with the bot protocol (``act(view, action_mask, rng)``) that may
-                        choose a game's action inside the env (``step(actions, bots)``), where
-                        the game lives, so scripted bots run in each slice's process.
+                        choose a game's action inside the env (``step(actions, bots)``). On
+                        the compiled engine the suite's scripted bots and ``random`` choose
+                        on their compiled twins, inside the kernel; any other bot acts from a
+                        Python view of its game.
 ``autoreset_mode``      ``"SameStep"`` (default) or ``"Disabled"`` (Gymnasium's
                         ``AutoresetMode``; ``NextStep`` is not offered, see below).
 ======================  ======================================================================
@@ -44,6 +54,11 @@ Arrays, all written in place by every call (the same objects each time; copy wha
 - infos: ``seat``, and for the games that ended this step ``score`` ``(N, P)`` (the final
   scores, or the scores so far of a truncated game), ``rank`` ``(N, P)`` (terminated games) and
   ``length`` (decisions in the game), each with Gymnasium's ``_<key>`` mask of valid entries.
+
+Games one at a time: ``view(i, seat)`` (a seat's view of game ``i``), ``game_env(i)`` (its raw
+env with its record; on the compiled engine, the episode replayed on the Python engine) and
+``bot_actions(bot, rows, rng_states)`` (a scripted bot's actions in many games at once on its
+compiled twin, drawing from the generators the caller passes: the tournaments' loop).
 
 Seeds. ``reset(seed=s)`` gives game ``i`` the first episode seed
 :func:`~loco_envs.vector.batch.first_seeds` ``(s, N)[i]`` (derived from ``[s, i]``, whatever
@@ -77,9 +92,9 @@ from __future__ import annotations
 from typing import Any
 
 from loco_envs.vector.batch import first_seeds, next_seed
-from loco_envs.vector.env import BACKENDS, VectorGameEnv
+from loco_envs.vector.env import BACKENDS, ENGINES, VectorGameEnv
 
-__all__ = ["BACKENDS", "VectorGameEnv", "first_seeds", "make_vec", "next_seed"]
+__all__ = ["BACKENDS", "ENGINES", "VectorGameEnv", "first_seeds", "make_vec", "next_seed"]
 
 
 def make_vec(env_id: str, num_envs: int, **options: Any) -> VectorGameEnv:

@@ -115,6 +115,10 @@ class GameBatch:
         self.row_games: list[Any] = [None] * len(self.envs)  # the game in each arrays row
         self.lent: set[int] = set()  # games handed out by env() since the last step
 
+    def view(self, j: int, seat: int) -> Any:
+        """``view(seat)`` of game ``j`` (its rules state is always up to date)."""
+        return self.envs[j].game.view(seat)
+
     def env(self, j: int) -> Any:
         """Game ``j``'s raw env, its PettingZoo bookkeeping brought up to date first.
 

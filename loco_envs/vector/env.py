@@ -21,17 +21,20 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from loco_envs.core.registry import raw_env_class
 from loco_envs.vector.batch import Buffers, GameBatch, buffer_layout, first_seeds
+from loco_envs.vector.compiled import CompiledBatch, compiled_package, default_threads
 
-__all__ = ["BACKENDS", "VectorGameEnv"]
+__all__ = ["BACKENDS", "ENGINES", "VectorGameEnv"]
 
 BACKENDS = ("serial", "shared_memory")
+ENGINES = ("compiled", "python")
 _AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.DISABLED)
 
 
 class VectorGameEnv(VectorEnv):
     """N games of ``env_id`` (see :mod:`loco_envs.vector`); build it with ``make_vec``."""
 
-    def __init__(self, env_id: str, num_envs: int, *, backend: str = "serial",
+    def __init__(self, env_id: str, num_envs: int, *, engine: str | None = None,
+                 num_threads: int | None = None, backend: str = "serial",
                  num_workers: int | None = None, bots: Sequence[Any] = (),
                  autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
                  **options: Any):
@@ -39,6 +42,8 @@ class VectorGameEnv(VectorEnv):
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {list(BACKENDS)}, got {backend!r}")
+        self.engine = _engine(env_id, engine, backend)
+        self.num_threads = _threads(num_threads, self.engine)
         mode = AutoresetMode(autoreset_mode) if isinstance(autoreset_mode, str) else autoreset_mode
         if mode not in _AUTORESET_MODES:
             raise ValueError(f"autoreset_mode must be one of {[m.value for m in _AUTORESET_MODES]}"
@@ -75,8 +80,13 @@ class VectorGameEnv(VectorEnv):
         if backend == "serial":
             self.buf = Buffers(**{name: np.zeros(shape, dtype)
                                   for name, (shape, dtype) in self._layout.items()})
-            self._batch: GameBatch | None = GameBatch(env_id, self.options, 0, num_envs,
-                                                      self.buf, self.bots, autoreset)
+            self._batch: GameBatch | CompiledBatch | None
+            if self.engine == "compiled":
+                self._batch = CompiledBatch(env_id, self.options, num_envs, self.buf, self.bots,
+                                            autoreset, self.num_threads)
+            else:
+                self._batch = GameBatch(env_id, self.options, 0, num_envs, self.buf, self.bots,
+                                        autoreset)
         else:
             self._batch = None
             self.buf = self._start_workers(num_workers, autoreset)
@@ -213,13 +223,29 @@ class VectorGameEnv(VectorEnv):
         if self._batch is None:
             raise ValueError("view() needs backend='serial': shared-memory games live in "
                              "slices, mostly in other processes")
-        return self._batch.envs[index].view(seat)  # the rules state: always up to date
+        return self._batch.view(index, seat)  # the rules state: always up to date
+
+    def bot_actions(self, bot: Any, rows: Any, rng_states: np.ndarray) -> np.ndarray | None:
+        """``bot``'s actions in games ``rows`` (each for its seat to act) played by its
+        compiled twin, or ``None`` when there is none (the Python engine, or a bot that is not
+        one of the engine's ``KINDS``): the caller then asks ``bot.act`` game by game.
+
+        ``rng_states`` ``(len(rows), 6) uint64``: each game's generator for the bot
+        (:func:`loco_envs.compiled.rng.from_generator`), advanced in place exactly as
+        ``bot.act`` would advance it. The loops of tournaments and imitation use this to run
+        scripted bots at engine speed.
+        """
+        if not isinstance(self._batch, CompiledBatch):
+            return None
+        return self._batch.bot_actions(bot, np.asarray(rows), rng_states)
 
     def game_env(self, index: int) -> Any:
         """The raw env of game ``index`` (in-process backend only), e.g. for its record.
 
         The batch steps its games' rules engines directly; this brings the env's PettingZoo
         bookkeeping (``agent_selection``, rewards, ``last()``) up to date before handing it out.
+        With the compiled engine the env is the game's episode replayed on the Python engine
+        (the same game: the engines are held equal by the differential tests), record included.
         A caller that steps or resets it changes the game: the next ``step`` rewrites that
         game's observation, mask and seat from it first, and checks the action against them.
         """
@@ -316,6 +342,36 @@ class VectorGameEnv(VectorEnv):
                        if (message := worker.wait()) is not None]
         if errors:
             raise RuntimeError("vector env worker failed:\n" + "\n".join(errors))
+
+
+def _engine(env_id: str, engine: str | None, backend: str) -> str:
+    """The engine asked for, or the default: compiled where the game has one (in-process)."""
+    if engine is None:
+        return "compiled" if backend == "serial" and compiled_package(env_id) else "python"
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+    if engine == "compiled":
+        if compiled_package(env_id) is None:
+            raise ValueError(f"engine='compiled': {env_id} has no compiled engine yet; use "
+                             f"engine='python'")
+        if backend != "serial":
+            raise ValueError(f"backend={backend!r} runs Python engines in worker processes; "
+                             f"the compiled engine uses threads (num_threads) with "
+                             f"backend='serial'")
+    return engine
+
+
+def _threads(num_threads: int | None, engine: str) -> int:
+    if num_threads is None:
+        return default_threads() if engine == "compiled" else 1
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or not (
+            1 <= num_threads <= default_threads()):
+        raise ValueError(f"num_threads must be an integer from 1 to {default_threads()} (the "
+                         f"cores this process may use), got {num_threads!r}")
+    if engine != "compiled":
+        raise ValueError("num_threads is for engine='compiled' (the Python engine runs in "
+                         "processes: backend='shared_memory', num_workers)")
+    return num_threads
 
 
 #: What a worker can be told to do; its index travels in shared memory.

@@ -1,4 +1,4 @@
-"""Findings of the independent review of the LOCO engine against ``docs/rules/loco.md``."""
+"""LOCO state dicts: the decision fields (phase, actor, window) must agree with each other."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ OPEN_WINDOW = {"kind": "slap", "to_decide": [2], "choices": {}}
                                                                   [], ["y1", "y2"]]},
          "turn_seat"),
         ({"phase": "target", "swaps_left": 0}, "swaps_left"),
+        # L-73: a decisive round left to one seat would open windows that ask nobody
+        ({"in_round": [True, False, False]}, "in_round"),
     ],
 )
 def test_state_dict_with_inconsistent_decision_fields_names_the_field(fields, field):
