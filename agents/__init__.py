@@ -20,6 +20,8 @@ spec                           bot
 ``<game>/heuristic``           a short scripted strategy per game: ``loco``, ``moco``,
                                ``momo``, ``mampfos`` (module ``agents.<game>``)
 ``loco/heuristic-strong``      LOCO heuristic that also tracks unseen cards and opponents
+``<game>/greedy``              one-ply greedy yardstick written from the rules page, kept out
+                               of training: ``moco``, ``momo`` (:mod:`agents.greedy`)
 ``<game>/ppo``                 the trained policy shipped in ``agents/pretrained/`` for that game
                                (:data:`PRETRAINED`: its player count; how it was trained is in
                                the JSON beside the weights); numpy only, like ``ppo:``
@@ -79,6 +81,8 @@ HEURISTICS: dict[str, tuple[str, str]] = {
     "moco/heuristic": ("loco_envs.agents.moco", "MocoHeuristic"),
     "momo/heuristic": ("loco_envs.agents.momo", "MomoHeuristic"),
     "mampfos/heuristic": ("loco_envs.agents.mampfos", "MampfosHeuristic"),
+    "moco/greedy": ("loco_envs.agents.greedy", "MocoGreedy"),
+    "momo/greedy": ("loco_envs.agents.greedy", "MomoGreedy"),
 }
 
 

@@ -54,11 +54,13 @@ seeded game replays identically.
 from __future__ import annotations
 
 import importlib
-import math
 import time
 from typing import Any
 
 import numpy as np
+
+from loco_envs.compiled import ismcts as T
+from loco_envs.compiled import rng as R
 
 GAMES = ("loco", "moco", "momo", "mampfos")
 #: Decisions of a playout before it is cut off, per game (None: to the end).
@@ -66,15 +68,8 @@ DEFAULT_DEPTH = {"loco": 40, "moco": None, "momo": None, "mampfos": None}
 OPTIONS = ("iterations", "time", "c", "rollout", "depth")
 
 
-class _Node:
-    __slots__ = ("children", "visits", "total", "avail", "seat")
-
-    def __init__(self, seat: int):
-        self.children: dict[int, _Node] = {}
-        self.visits = 0
-        self.total = 0.0
-        self.avail = 1
-        self.seat = seat  # the seat that moved into this node
+#: Determinizations written into the playout batch between two calls of the compiled kernel.
+ROWS = 32
 
 
 class ISMCTSBot:
@@ -105,14 +100,15 @@ class ISMCTSBot:
         self.iterations, self.time, self.c = iterations, time, float(c)
         self.rollout, self.depth = rollout, depth
         self.search = importlib.import_module(f"loco_envs.{game}.search")
-        self.policy = None
-        if rollout == "heuristic":
-            from loco_envs import agents
-
-            self.policy = agents.make(f"{game}/heuristic")
+        self.state_module = importlib.import_module(f"loco_envs.{game}.compiled.state")
+        kinds = importlib.import_module(f"loco_envs.{game}.compiled.bots").KINDS
+        self.kind = kinds["random" if rollout == "random" else f"{game}/heuristic"]
         self.game: Any = None  # optional: the game itself (module docstring)
         self.name = f"{game}/ismcts"
         self.last_iterations = 0
+        self._batch: tuple[Any, Any, Any] | None = None  # (options, compiled state, config)
+        self._tree = T.new_tree(iterations + 1 if time is None else 1024)
+        self._rng_state = np.zeros(R.STATE_WORDS, np.uint64)
 
     # -----------------------------------------------------------------------------------------
     def act(self, view: Any, action_mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -125,64 +121,43 @@ class ISMCTSBot:
         source = self.game
         if source is None or source.terminal or source.view(seat) != view:
             source = self.search.from_view(view, rng)
-        root = _Node(seat)
-        deadline = None if self.time is None else time.perf_counter() + self.time
-        done = 0
+        state, cfg = self._playout_batch(source)
+        R.seed_state(np.uint64(rng.integers(2**63)), self._rng_state)
+        tree = self._tree
+        T.reset_tree(tree)
+        depth = -1 if self.depth is None else self.depth
+        start = time.perf_counter()
+        done, rows = 0, min(ROWS, self.iterations)
         while True:
-            self._iterate(root, source.resample(seat, rng), rng)
-            done += 1
-            if deadline is None:
-                if done >= self.iterations:
+            if self.time is not None:  # as many rows as the time left should take
+                spent = time.perf_counter() - start
+                if done and spent >= self.time:
                     break
-            elif time.perf_counter() >= deadline:
-                break
+                rows = 1 if not done else int(min(ROWS, max(1, (self.time - spent) * done / spent)))
+            else:
+                rows = min(rows, self.iterations - done)
+                if rows <= 0:
+                    break
+            for i in range(rows):
+                self.state_module.write_game(state, i, source.resample(seat, rng))
+            tree = self._tree = T.grow(tree, int(tree.size[0]) + rows)
+            T.search(state, cfg, rows, tree, self.c, self.kind, depth, self._rng_state,
+                     source.NUM_ACTIONS)
+            done += rows
         self.last_iterations = done
-        legal_set = set(legal.tolist())
-        best = max((a for a in root.children if a in legal_set),
-                   key=lambda a: (root.children[a].visits, root.children[a].total), default=None)
+        children = T.root_children(tree)
+        best = max((a for a in children if action_mask[a]), key=lambda a: children[a],
+                   default=None)
         return int(legal[rng.integers(legal.size)]) if best is None else int(best)
 
-    def _iterate(self, root: _Node, game: Any, rng: np.random.Generator) -> None:
-        node, path, c = root, [], self.c
-        while not game.terminal:  # selection and expansion
-            legal = game.legal_actions()
-            actor = game.current_seat
-            children = node.children
-            untried = [a for a in legal if a not in children]
-            for a in legal:
-                child = children.get(a)
-                if child is not None:
-                    child.avail += 1
-            if untried:
-                a = untried[int(rng.integers(len(untried)))]
-                child = children[a] = _Node(actor)
-                game.apply(a)
-                path.append(child)
-                break
-            best, best_value = None, -math.inf
-            for a in legal:
-                child = children[a]
-                value = child.total / child.visits + c * math.sqrt(
-                    math.log(child.avail) / child.visits)
-                if value > best_value:
-                    best, best_value = a, value
-            node = children[best]
-            game.apply(best)
-            path.append(node)
-        steps, depth, policy = 0, self.depth, self.policy
-        while not game.terminal and (depth is None or steps < depth):  # playout
-            mask = game.legal_mask()
-            if policy is None:
-                moves = np.flatnonzero(mask)
-                game.apply(int(moves[rng.integers(moves.size)]))
-            else:
-                game.apply(int(policy.act(game.view(game.current_seat), mask, rng)))
-            steps += 1
-        rewards = self.search.evaluate(game)
-        root.visits += 1
-        for child in path:  # backup, each node from the view of the seat that moved into it
-            child.visits += 1
-            child.total += rewards[child.seat]
+    def _playout_batch(self, game: Any) -> tuple[Any, Any]:
+        """The compiled batch the determinizations of ``game`` are written into (``ROWS``
+        games with ``game``'s options), made again only when the options change."""
+        options = self.search.engine_options(game)
+        if self._batch is None or self._batch[0] != options:
+            cfg = self.state_module.config(options)
+            self._batch = (options, self.state_module.allocate(ROWS, cfg), cfg)
+        return self._batch[1], self._batch[2]
 
 
 def make(game: str, options: str = "") -> ISMCTSBot:

@@ -36,8 +36,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-from loco_envs.agents.ppo import atomic_write_bytes
 from loco_envs.benchmarks import ratings as R
+from loco_envs.core.files import atomic_write_bytes
 
 __all__ = ["MANIFEST", "RECORDS", "RecordJournal", "atomic_write_text", "manifest",
            "output_errors"]
@@ -71,7 +71,7 @@ def manifest(t: Any) -> dict[str, Any]:
     weights = {}
     for spec in dict.fromkeys(t.agents):
         if spec.startswith("ppo:"):
-            from loco_envs.agents.ppo import load_policy
+            from loco_envs.policy import load_policy
 
             weights[spec] = load_policy(spec[len("ppo:"):])[1]["weights_sha256"]
     return {"env_id": t.env_id, "players": t.num_players, "agents": list(t.agents),

@@ -67,7 +67,7 @@ def _reference_env_class():
     import gymnasium as gym
     from gymnasium import spaces
 
-    from loco_envs.agents.ppo import transform_observation
+    from loco_envs.policy import transform_observation
 
     class ReferenceSelfPlayEnv(gym.Env):
         """One seat of one game against the pool, opponents decided one at a time."""
@@ -171,9 +171,9 @@ def _training_row(task: tuple[str, str, str, int, int, int]) -> dict[str, float]
                         n_epochs=args.update_epochs, learning_rate=args.learning_rate,
                         gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.ent_coef,
                         seed=seed, device="cpu", policy_kwargs=policy_kwargs, **extra)
-    from loco_envs.agents.ppo import NumpyPolicy
+    from loco_envs.train.torch_policy import from_sb3
 
-    snapshot = NumpyPolicy.from_sb3(model.policy, args.obs_transform)
+    snapshot = from_sb3(model.policy, args.obs_transform)
     if path == "reference":
         venv.env_method("add_snapshot", snapshot)
     else:

@@ -30,13 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from loco_envs.agents.ppo import (
-    NumpyPolicy,
-    atomic_write_bytes,
-    load_policy,
-    policy_paths,
-    save_policy,
-)
+from loco_envs.core.files import atomic_write_bytes
+from loco_envs.policy import NumpyPolicy, load_policy, policy_paths, save_policy
 
 __all__ = ["CheckpointError", "checkpoint_files", "latest_checkpoint", "load_snapshots",
            "save_checkpoint", "save_snapshots"]

@@ -29,7 +29,7 @@ def _policy_and_x(item: str) -> tuple[str, int]:
     path, sep, x = item.rpartition(":")
     if sep and x.isdigit():
         return path, int(x)
-    from loco_envs.agents.ppo import load_policy
+    from loco_envs.policy import load_policy
 
     _, doc = load_policy(item)
     decisions = doc["provenance"].get("decisions")
@@ -41,7 +41,7 @@ def _policy_and_x(item: str) -> tuple[str, int]:
 def evaluate_points(policies: Sequence[str], opponents: Sequence[str], games: int, seed: int,
                     workers: int) -> dict[str, Any]:
     """``{"env_id", "num_players", "games", "points": [{x, policy, win_rate: {spec: ...}}]}``."""
-    from loco_envs.agents.ppo import load_policy
+    from loco_envs.policy import load_policy
     from loco_envs.train.evaluate import evaluate
 
     points = []

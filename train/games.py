@@ -27,8 +27,9 @@ import numpy as np
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.ppo import PPOBot, gumbel_noise
+from loco_envs.agents.ppo import PPOBot
 from loco_envs.compiled import rng as R
+from loco_envs.policy import gumbel_noise
 from loco_envs.vector.compiled import default_threads
 
 __all__ = ["BATCH", "play_tasks"]

@@ -55,19 +55,17 @@ import numpy as np
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.ppo import (
+from loco_envs.compiled import rng as R
+from loco_envs.core.files import atomic_write_bytes
+from loco_envs.policy import (
     NumpyPolicy,
-    atomic_write_bytes,
     check_feature_shortcut,
     check_transform,
-    expand_shortcut,
-    linear_arrays,
     policy_paths,
     save_policy,
     transform_extra_size,
     transform_observation,
 )
-from loco_envs.compiled import rng as R
 from loco_envs.train.config import field_docs, load_config, parse_overrides
 from loco_envs.train.warmstart import value_path
 
@@ -325,17 +323,12 @@ def build_networks(obs_size: int, num_actions: int, net_arch: Sequence[int], act
     import torch.nn as nn
 
     from loco_envs.train.networks import Tanh, build_actor
+    from loco_envs.train.torch_policy import mlp
 
     act = {"tanh": Tanh, "relu": nn.ReLU}[activation]
-
-    def mlp(out: int) -> nn.Sequential:
-        layers, width = [], obs_size
-        for size in net_arch:
-            layers += [nn.Linear(width, size), act()]
-            width = size
-        return nn.Sequential(*layers, nn.Linear(width, out))
-
-    return build_actor(obs_size, num_actions, net_arch, act, shortcut), mlp(1)
+    actor = build_actor(obs_size, num_actions, net_arch, act, shortcut)
+    value = nn.Sequential(mlp([obs_size, *net_arch], act), nn.Linear(net_arch[-1], 1))
+    return actor, value
 
 
 def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
@@ -386,24 +379,20 @@ def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
     return actor, value, stats
 
 
-def to_numpy_policy(actor: Any, activation: str, obs_transform: str) -> NumpyPolicy:
-    """The torch actor as :class:`agents.ppo.NumpyPolicy` (hidden layers, action layer)."""
-    import torch.nn as nn
+def actor_policy(actor: Any, obs_transform: str) -> NumpyPolicy:
+    """The cloned actor (:func:`train.networks.build_actor`) as the data-only policy."""
+    from loco_envs.train.torch_policy import to_numpy_policy
 
-    arrays = [linear_arrays(m) for m in actor.modules()
-              if isinstance(m, nn.Linear)]  # body first, then head
-    weight, bias = arrays[-1]
-    if actor.scores is not None:
-        weight = np.concatenate([weight, expand_shortcut(actor.scores.effective())], axis=1)
-    return NumpyPolicy(arrays[:-1], (weight, bias), activation, obs_transform,
-                       actor.scores is not None)
+    return to_numpy_policy(actor.body, actor.head, obs_transform, actor.scores)
 
 
 def save_value(path: Path, value: Any) -> Path:
     """The value network as ``<out>.value.npz`` (``hidden_<i>_*``, ``value_*``): a warm start."""
     import torch.nn as nn
 
-    layers = [linear_arrays(m) for m in value if isinstance(m, nn.Linear)]
+    from loco_envs.train.torch_policy import linear_arrays
+
+    layers = [linear_arrays(m) for m in value.modules() if isinstance(m, nn.Linear)]
     arrays = {}
     for i, (weight, bias) in enumerate(layers[:-1]):
         arrays[f"hidden_{i}_weight"], arrays[f"hidden_{i}_bias"] = weight, bias
@@ -458,13 +447,13 @@ def run(args: BCArgs, log: Any = print) -> Path:
     log(f"{len(data)} decisions in {time.perf_counter() - start:.0f} s; fitting")
     actor, value, stats = fit(args, data, log=log)
     for r in range(1, args.dagger_rounds + 1):
-        student = to_numpy_policy(actor, args.activation, args.obs_transform)
+        student = actor_policy(actor, args.obs_transform)
         more = collect_round(args, r, args.dagger_games, student)
         data = Dataset.concat([data, more])
         log(f"DAgger round {r}: +{len(more)} decisions ({time.perf_counter() - start:.0f} s); "
             f"fitting on {len(data)}")
         actor, value, stats = fit(args, data, actor, value, log=log)
-    policy = to_numpy_policy(actor, args.activation, args.obs_transform)
+    policy = actor_policy(actor, args.obs_transform)
     seconds = time.perf_counter() - start
     config = dataclasses.asdict(args)
     meta = {"env_id": args.env_id, "env_options": args.env_kwargs, "seed": args.seed,

@@ -1,6 +1,6 @@
 """Torch networks with a *feature shortcut*: each move's logit reads that move's own features.
 
-Why. With per-action features (:mod:`agents.features`, K numbers for each of A actions) a
+Why. With per-action features (:mod:`loco_envs.core.features`, K numbers for each of A actions) a
 move's logit should depend first on what the move does. Through hidden layers alone, a network
 must carry every action's facts across one bottleneck of 128 units (behaviour cloning of
 ``momo/heuristic`` then agrees with it on 89% of moves after 8 epochs, and a dense layer from
@@ -10,8 +10,8 @@ weighting of that action's own K features:
     logit[a] = (action layer of the last hidden layer)[a] + sum_k W[a, k] * features[a, k]
 
 with ``W`` of shape (A, K), zero at the start. In the data-only policy
-(:class:`agents.ppo.NumpyPolicy` with ``feature_shortcut``) it is the action layer's weight
-over the features, block-diagonal (:func:`agents.ppo.expand_shortcut`), so numpy computes the
+(:class:`loco_envs.policy.NumpyPolicy` with ``feature_shortcut``) it is the action layer's weight
+over the features, block-diagonal (:func:`loco_envs.policy.expand_shortcut`), so numpy computes the
 same logits.
 
 - :class:`MaskedMlpPolicy`: sb3-contrib's ``MlpPolicy`` with a faster masked distribution
@@ -51,6 +51,8 @@ from stable_baselines3.common.torch_layers import MlpExtractor
 from torch import nn
 from torch.autograd.function import once_differentiable
 from torch.distributions.utils import lazy_property
+
+from loco_envs.train.torch_policy import mlp
 
 __all__ = ["FeatureScores", "MaskedCategorical", "MaskedCategoricalDistribution",
            "MaskedMlpPolicy", "MaskedRolloutBuffer", "ShortcutActor", "ShortcutExtractor",
@@ -349,10 +351,6 @@ class ShortcutActor(nn.Module):
 def build_actor(input_size: int, num_actions: int, net_arch: Sequence[int],
                 activation: type[nn.Module], shortcut: int = 0) -> ShortcutActor:
     """The actor :class:`ShortcutPolicy` builds (SB3's plain one with ``shortcut=0``)."""
-    layers: list[nn.Module] = []
-    width = input_size
-    for size in net_arch:
-        layers += [nn.Linear(width, size), activation()]
-        width = size
+    widths = [input_size, *net_arch]
     scores = FeatureScores(num_actions, shortcut) if shortcut else None
-    return ShortcutActor(nn.Sequential(*layers), nn.Linear(width, num_actions), scores)
+    return ShortcutActor(mlp(widths, activation), nn.Linear(widths[-1], num_actions), scores)

@@ -43,9 +43,9 @@ from typing import Any
 import numpy as np
 
 import loco_envs
-from loco_envs.agents.ppo import (
+from loco_envs.core.files import atomic_write_bytes
+from loco_envs.policy import (
     NumpyPolicy,
-    atomic_write_bytes,
     check_feature_shortcut,
     check_transform,
     load_policy,
@@ -61,7 +61,7 @@ from loco_envs.train.checkpoints import (
 )
 from loco_envs.train.config import field_docs, load_config, parse_overrides
 from loco_envs.train.evaluate import EvalResult, evaluate, resolve_opponent
-from loco_envs.train.pool import check_mix
+from loco_envs.train.pool import check_mix, check_sampling
 from loco_envs.train.warmstart import (
     check_clone_config,
     check_compatible,
@@ -132,6 +132,9 @@ class Args:
     """the action layer also reads the action features (train/networks.py; needs '+features')"""
     opponent_mix: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
     """opponent kinds and weights: agent specs ('random', '<game>/heuristic') and 'snapshot'"""
+    opponent_sampling: str = "uniform"
+    """how seats are drawn from the mix: 'uniform' (as written), 'pfsp' or 'pfsp-even'
+    (prioritised fictitious self-play on the learner's recent score, train.pool)"""
     snapshot_every: int = 5
     """updates between frozen snapshots of the learner added to the pool (0: none)"""
     pool_size: int = 5
@@ -232,7 +235,8 @@ class Args:
             check_feature_shortcut(self.feature_shortcut, self.obs_transform)
         except ValueError as exc:
             raise ValueError(f"config key 'feature_shortcut' {exc}") from None
-        check_mix(self.opponent_mix, self.env_id)
+        check_mix(self.opponent_mix, self.env_id, num_players=self.num_players)
+        check_sampling(self.opponent_sampling)
         if not self.eval_opponents:
             raise ValueError("config key 'eval_opponents' must name at least one opponent")
         from loco_envs import agents
@@ -297,7 +301,8 @@ def make_vec_env(args: Args):
     from loco_envs.train.pool import OpponentPool
     from loco_envs.train.selfplay import SelfPlayVecEnv
 
-    pool = OpponentPool(args.opponent_mix, args.env_id, args.pool_size)
+    pool = OpponentPool(args.opponent_mix, args.env_id, args.pool_size, args.opponent_sampling,
+                        args.num_players)
     venv = SelfPlayVecEnv(args.env_id, args.num_envs, pool, args.play_options,
                           args.obs_transform, seed=args.seed, backend=args.backend,
                           num_workers=args.num_workers or None)
@@ -375,7 +380,9 @@ class Checkpointer:
         self.warm_start = warm_start  # train.warmstart.clone_record of the policy started from
 
     def policy(self, model: Any) -> NumpyPolicy:
-        return NumpyPolicy.from_sb3(model.policy, self.args.obs_transform)
+        from loco_envs.train.torch_policy import from_sb3
+
+        return from_sb3(model.policy, self.args.obs_transform)
 
     def meta(self, model: Any, evaluation: EvalResult | None = None) -> dict[str, Any]:
         return {"env_id": self.args.env_id, "env_options": self.args.env_kwargs,
@@ -474,6 +481,13 @@ def _make_callback(args: Args, writer: Any, checkpointer: Checkpointer, updates_
             self.logger.record("charts/truncated_games", self.truncated)
             self.logger.record("charts/updates", self.updates)
             self.firsts, self.truncated = [], 0
+            pool = self.training_env.venv.pool
+            weights, rates = pool.weights(), pool.win_rates()  # the league's state
+            for name, chance in weights.items():
+                tag = name.replace("/", "_").replace(":", "_")
+                self.logger.record(f"pool/weight_{tag}", chance)
+                if name in rates:
+                    self.logger.record(f"pool/score_vs_{tag}", rates[name])
             if args.snapshot_every and self.updates % args.snapshot_every == 0:
                 policy = checkpointer.policy(self.model)
                 checkpointer.snapshots.append(policy)

@@ -36,7 +36,7 @@ The network (:class:`MaskedActorCritic`) is the local trainer's: an MLP actor (h
 one activation, then the action layer) on the transformed observation, masked logits
 (illegal actions at the float minimum), and a separate MLP critic. The actor has exactly the
 layout of :class:`agents.ppo.NumpyPolicy`, so the export is the weights themselves
-(:func:`to_numpy_policy`); a test checks that the exported policy gives the module's logits.
+(:func:`export_policy`); a test checks that the exported policy gives the module's logits.
 
 Learner decisions are the steps of the ``learner`` module (its seat's moves); the run stops at
 ``total_timesteps`` of them, as the local trainer does.
@@ -74,12 +74,13 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.ppo import NumpyPolicy, linear_arrays, save_policy
+from loco_envs.policy import NumpyPolicy, save_policy
 from loco_envs.train.config import field_docs, from_mapping, parse_overrides
+from loco_envs.train.torch_policy import mlp, to_numpy_policy
 from loco_envs.wrappers import RLLIB_ACTION_MASK, RLLIB_OBSERVATIONS, RLlibObservations, rename
 
 __all__ = ["Args", "MaskedActorCritic", "SeatGameEnv", "TrainResult", "build_config",
-           "load_args", "main", "module_of_agent", "to_numpy_policy", "train"]
+           "export_policy", "load_args", "main", "module_of_agent", "train"]
 
 LEARNER = "learner"
 SNAPSHOT = "snapshot"
@@ -373,13 +374,6 @@ class SeatGameEnv(MultiAgentEnv):
 
 # ---------------------------------------------------------------------------------------------
 # The network
-def _mlp(sizes: Sequence[int], activation: str) -> torch.nn.Sequential:
-    layers: list[torch.nn.Module] = []
-    for fan_in, fan_out in zip(sizes, sizes[1:], strict=False):
-        layers += [torch.nn.Linear(fan_in, fan_out), _ACTIVATIONS[activation]()]
-    return torch.nn.Sequential(*layers)
-
-
 class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
     """MLP actor with masked logits and a separate MLP critic, on ``{"observations",
     "action_mask"}`` observations; ``model_config``: ``net_arch``, ``activation``,
@@ -391,9 +385,9 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
         widths = [size, *config["net_arch"]]
         self.activation = config["activation"]
         self.obs_transform = config["obs_transform"]
-        self.actor = _mlp(widths, self.activation)
+        self.actor = mlp(widths, _ACTIVATIONS[self.activation])
         self.action_head = torch.nn.Linear(widths[-1], int(self.action_space.n))
-        self.critic = _mlp(widths, self.activation)
+        self.critic = mlp(widths, _ACTIVATIONS[self.activation])
         self.value_head = torch.nn.Linear(widths[-1], 1)
         torch.nn.init.orthogonal_(self.action_head.weight, 0.01)  # near-uniform first policy
         torch.nn.init.zeros_(self.action_head.bias)
@@ -422,11 +416,10 @@ def module_spec(args: Args) -> RLModuleSpec:
                                       "obs_transform": args.obs_transform})
 
 
-def to_numpy_policy(module: MaskedActorCritic) -> NumpyPolicy:
-    """The actor's weights as the suite's :class:`~agents.ppo.NumpyPolicy` (same logits)."""
-    hidden = [linear_arrays(m) for m in module.actor if isinstance(m, torch.nn.Linear)]
-    return NumpyPolicy(hidden, linear_arrays(module.action_head), module.activation,
-                       module.obs_transform)
+def export_policy(module: MaskedActorCritic) -> NumpyPolicy:
+    """The learner's actor as the suite's data-only policy (:func:`train.torch_policy.
+    to_numpy_policy`: the same logits)."""
+    return to_numpy_policy(module.actor, module.action_head, module.obs_transform)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -554,7 +547,7 @@ def train(args: Args, address: str | None = None, progress: bool = True) -> Trai
                 copy_weights(algo, LEARNER, [f"frozen_{slot}"])
         bar.close()
         seconds = time.perf_counter() - start
-        policy = to_numpy_policy(algo.get_module(LEARNER))
+        policy = export_policy(algo.get_module(LEARNER))
     finally:
         algo.stop()
     path = save_policy(run_dir / "policy" / "final", policy, {

@@ -35,7 +35,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 import loco_envs
-from loco_envs.agents.ppo import NumpyPolicy, transform_bounds, transform_observation
+from loco_envs.policy import NumpyPolicy, transform_bounds, transform_observation
 from loco_envs.train.pool import OpponentPool
 
 __all__ = ["LEARNER", "SelfPlayVecEnv"]
@@ -207,5 +207,6 @@ class SelfPlayVecEnv(VecEnv):
                 best = ranks.min()
                 info["first"] = float(ranks[seat] == best) / int((ranks == best).sum())
             infos[i] = info
+            self.pool.record(info["opponents"], reward)  # PFSP's win rates (train.pool)
         counting[ended] = False
         self._new_episodes(ended)

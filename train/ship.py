@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from loco_envs import agents
-from loco_envs.agents.ppo import load_policy, policy_paths, save_policy
+from loco_envs.policy import load_policy, policy_paths, save_policy
 from loco_envs.train.warmstart import clone_record, policy_of
 
 __all__ = ["evaluate_spec", "main", "ship"]

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from loco_envs.agents.ppo import load_policy, policy_paths, shortcut_scores
+from loco_envs.policy import load_policy, policy_paths, shortcut_scores
 
 __all__ = ["CLONE_CONFIG_SUFFIXES", "check_clone_config", "check_compatible", "clone_args",
            "clone_record", "ensure_clone", "is_clone_config", "policy_of", "value_path",

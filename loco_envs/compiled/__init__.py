@@ -23,7 +23,7 @@ observations, features, rewards and bot moves. The differential harness
 ``encode.py`` (``@njit``)
     ``encode(s, cfg, i, seat, out)``: exactly ``observation.encode(game.view(seat))`` (same
     secrecy); ``features(obs, num_players, out)``: exactly the game's per-action features of
-    ``agents.features`` for rows of observations.
+    ``loco_envs.<game>.features`` for rows of observations.
 ``bots.py`` (``@njit``)
     one function per scripted bot, ``<bot>(s, cfg, i, mask, rng_state) -> action``: exactly the
     Python bot's ``act(view, mask, rng)`` when ``rng_state`` holds ``rng``'s state, reading only

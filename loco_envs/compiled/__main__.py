@@ -37,7 +37,7 @@ def warm(env_id: str) -> float:
             R.from_generator(np.random.default_rng(k), row)
         vec.bot_actions(bots[k], np.arange(2), states)
     vec.step(np.array([np.flatnonzero(m)[0] for m in vec.masks]))
-    from loco_envs.agents.features import ACTION_FEATURES
+    from loco_envs.policy import ACTION_FEATURES
 
     for features in ACTION_FEATURES.values():
         if features.env_id == env_id:

@@ -78,7 +78,7 @@ def differential_play(env_id: str, options: dict[str, Any], seed: int, *, policy
     """Play one game of ``env_id`` on both engines from ``seed``; return the decisions compared.
 
     ``observers``: ``"actor"`` compares the observation of the seat to act, ``"all"`` every
-    seat's, ``"none"`` none. ``features``: a name of ``agents.features.ACTION_FEATURES`` to
+    seat's, ``"none"`` none. ``features``: a name of ``loco_envs.policy.ACTION_FEATURES`` to
     compare for the observed rows (needs ``encode.features``). ``bots``: bot pairs that choose
     the actions of their seats; other seats play uniformly at random from ``policy_seed``.
     """
@@ -94,7 +94,7 @@ def differential_play(env_id: str, options: dict[str, Any], seed: int, *, policy
     obs = np.zeros((1, env.observation_size()), np.float32)
     compute_features = None
     if features is not None:
-        from loco_envs.agents.features import ACTION_FEATURES
+        from loco_envs.policy import ACTION_FEATURES
 
         compute_features = ACTION_FEATURES[features]
         feats = np.zeros((1, compute_features.size), np.float32)

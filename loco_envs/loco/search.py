@@ -317,6 +317,14 @@ def from_view(view: Any, rng: np.random.Generator, **options: Any) -> Any:
 
 # ---------------------------------------------------------------------------------------------
 # Evaluation of a cut-off playout (agents.ismcts)
+def engine_options(game: Any) -> dict:
+    """The rules options of ``game`` (``LocoGame.OPTIONS``), as its compiled engine takes them
+    (``loco_envs.loco.compiled.state.config``): what ISMCTS's playout batch is made with."""
+    return {"num_players": game.num_players, "rounds": game.rounds,
+            "photo_finish": game.photo_finish, "timeout_rate": list(game.timeout_rates),
+            "stacking": game.stacking}
+
+
 def evaluate(game: Any) -> list[float]:
     """Rank rewards of an unfinished game as if it stopped now: match points, then the fewest
     points left in hand (L-71), a seat that left last."""
@@ -332,5 +340,5 @@ def _rank_rewards(ranks: list[int]) -> list[float]:
     return [(sum(r < o for o in ranks) - sum(o < r for o in ranks)) / (n - 1) for r in ranks]
 
 
-__all__ = ["evaluate", "from_view", "note_land", "note_leave", "note_reshuffle",
-           "note_rotation", "note_swap", "resample"]
+__all__ = ["engine_options", "evaluate", "from_view", "note_land", "note_leave",
+           "note_reshuffle", "note_rotation", "note_swap", "resample"]

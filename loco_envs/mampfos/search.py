@@ -86,6 +86,12 @@ def from_view(view: Any, rng: np.random.Generator, **options: Any) -> Any:
                                        {"num_players": n, "memory": v.memory})
 
 
+def engine_options(game: Any) -> dict:
+    """The rules options of ``game`` (``MampfosGame.OPTIONS``), as its compiled engine takes
+    them: what ISMCTS's playout batch is made with."""
+    return {"num_players": game.num_players, "memory": game.memory}
+
+
 def evaluate(game: Any) -> list[float]:
     """Rank rewards as if the game stopped now (biscuits collected, P-20)."""
     ranks = game.final_ranks()

@@ -72,6 +72,12 @@ def _suit_name(suit: int) -> str:
     return SUITS[suit]
 
 
+def engine_options(game: Any) -> dict:
+    """The rules options of ``game`` (``MocoGame.OPTIONS``), as its compiled engine takes them:
+    what ISMCTS's playout batch is made with."""
+    return {"num_players": game.num_players, "match": game.match}
+
+
 def evaluate(game: Any) -> list[float]:
     """Rank rewards as if the game stopped now (chips valued by the piles, M-21)."""
     return _rank_rewards(game.final_ranks())

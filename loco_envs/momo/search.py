@@ -49,6 +49,14 @@ def from_view(view: Any, rng: np.random.Generator, **options: Any) -> Any:
                                     opts)
 
 
+def engine_options(game: Any) -> dict:
+    """The rules options of ``game`` (``MomoGame.OPTIONS``; the expansions are on where the
+    game drew their tiles), as its compiled engine takes them: what ISMCTS's playout batch is
+    made with."""
+    return {"num_players": game.num_players, "expansion_a": game.expansion_a >= 0,
+            "expansion_b": game.expansion_b >= 0}
+
+
 def evaluate(game: Any) -> list[float]:
     """Rank rewards as if the game stopped now (the pictures' points so far)."""
     ranks = game.final_ranks()

@@ -1,4 +1,5 @@
-"""Per-action features (agents/features.py): computed from the observation, equal to the game's
+"""Per-action features (loco_envs/<game>/features.py): computed from the observation, equal to
+the game's
 facts read off the view, and carried through policies, files and the trainer's checks."""
 
 from __future__ import annotations
@@ -9,30 +10,26 @@ import numpy as np
 import pytest
 
 import loco_envs
-from loco_envs.agents.features import (
-    ACTION_FEATURES,
-    LOCO_K,
-    MOCO_K,
-    loco_actions,
-    moco_actions,
-)
 from loco_envs.agents.loco import STACKERS, LocoStrong, answers, playing_seats, seat_after
 from loco_envs.agents.moco import MocoHeuristic
-from loco_envs.agents.ppo import (
+from loco_envs.agents.ppo import load_bot
+from loco_envs.loco import actions as lcodec
+from loco_envs.loco import cards as lcards
+from loco_envs.loco import observation as loco_obs
+from loco_envs.loco.features import LOCO_K, loco_actions
+from loco_envs.moco import actions as codec
+from loco_envs.moco.cards import VALUES
+from loco_envs.moco.features import MOCO_K, moco_actions
+from loco_envs.moco.rules import PILE_LIMIT
+from loco_envs.policy import (
+    ACTION_FEATURES,
     NumpyPolicy,
     check_transform,
-    load_bot,
     load_policy,
     save_policy,
     transform_bounds,
     transform_observation,
 )
-from loco_envs.loco import actions as lcodec
-from loco_envs.loco import cards as lcards
-from loco_envs.loco import observation as loco_obs
-from loco_envs.moco import actions as codec
-from loco_envs.moco.cards import VALUES
-from loco_envs.moco.rules import PILE_LIMIT
 from tests.agents.helpers import random_decisions
 
 

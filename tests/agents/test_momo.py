@@ -10,14 +10,14 @@ from hypothesis import strategies as st
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.momo import (
+from loco_envs.momo.actions import CELLS, COLOUR_OF, COLS, NUM_TOKEN_TYPES, ROWS, SPECIES_OF
+from loco_envs.momo.picture import (
     HALF_PAIR,
     LINE_POTENTIAL,
     PAIR_MATCH_HOPE,
     points_and_potential,
     taken_tokens,
 )
-from loco_envs.momo.actions import CELLS, COLOUR_OF, COLS, NUM_TOKEN_TYPES, ROWS, SPECIES_OF
 from loco_envs.momo.rules import MomoGame, board_points
 from tests.agents.helpers import win_rate
 from tests.momo.helpers import board, game_from, make_state

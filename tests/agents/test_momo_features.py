@@ -1,4 +1,5 @@
-"""Loco Momo's per-action features (``momo_actions``, agents/features.py): each pick's take and
+"""Loco Momo's per-action features (``momo_actions``, loco_envs/momo/features.py): each pick's
+take and
 overflow are what the engine does (K-11, K-13), each place's points what the scorer gives
 (K-12, K-20..K-24), and the picture values are those ``momo/heuristic`` judges by."""
 
@@ -10,11 +11,13 @@ import numpy as np
 import pytest
 
 import loco_envs
-from loco_envs.agents.features import ACTION_FEATURES, MOMO_K, momo_actions
-from loco_envs.agents.momo import MomoHeuristic, picture_value
-from loco_envs.agents.ppo import NumpyPolicy, load_bot, save_policy
+from loco_envs.agents.momo import MomoHeuristic
+from loco_envs.agents.ppo import load_bot
 from loco_envs.momo import actions as codec
+from loco_envs.momo.features import MOMO_K, momo_actions
+from loco_envs.momo.picture import picture_value
 from loco_envs.momo.rules import board_points
+from loco_envs.policy import ACTION_FEATURES, NumpyPolicy, save_policy
 from tests.agents.helpers import random_decisions
 
 

@@ -12,7 +12,7 @@ import pytest
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.ppo import load_policy
+from loco_envs.policy import load_policy
 
 SPECS = sorted(agents.PRETRAINED)
 

@@ -15,8 +15,8 @@ import pytest
 from numba import njit
 
 import loco_envs
-from loco_envs.agents import features as F
 from loco_envs.loco import cards as C
+from loco_envs.loco import features as F
 from loco_envs.loco import observation as O
 from loco_envs.loco.compiled import encode as E
 from loco_envs.loco.compiled import state as S
@@ -227,7 +227,7 @@ def test_pending_is_clipped_to_the_cards_outside_the_top():
     E.encode_batch(s, cfg, np.zeros(3, np.int64), np.arange(3), obs)
     assert (obs[:, O.slices(3)["pending"].start] == O.MAX_CARDS).all()
     assert np.array_equal(_bits(obs), _bits(np.stack([env.encode(seat) for seat in range(3)])))
-    feats = np.zeros((3, F.ACTION_FEATURES["loco_actions"].size), np.float32)
+    feats = np.zeros((3, F.FEATURES.size), np.float32)
     E.features(obs, 3, feats)
     assert np.array_equal(_bits(feats), _bits(F.loco_actions(obs)))
 

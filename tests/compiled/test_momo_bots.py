@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 
 from loco_envs.agents import RandomBot
-from loco_envs.agents import momo as py
+from loco_envs.agents.momo import MomoHeuristic
 from loco_envs.compiled import rng as R
 from loco_envs.compiled.differential import BotPair, differential_play
+from loco_envs.momo import MomoView
+from loco_envs.momo import picture as py
 from loco_envs.momo.compiled import bots, engine, state
 from loco_envs.momo.rules import MomoGame
 from loco_envs.momo.scoring import board_points
@@ -74,7 +76,7 @@ def test_turns_left_and_hope_are_the_views():
     for n in (1, 2, 3, 4):
         for first in range(n):
             for turn in range(6 * n + 1):
-                view = py.MomoView(0, n, 1, turn, first, 0, "pick", (), (), (), (), (), -1, -1, ())
+                view = MomoView(0, n, 1, turn, first, 0, "pick", (), (), (), (), (), -1, -1, ())
                 for seat in range(n):
                     left = view.turns_left(seat)
                     assert bots.turns_left(turn, first, n, seat) == left
@@ -84,7 +86,7 @@ def test_turns_left_and_hope_are_the_views():
 def _heuristic_everywhere(options: dict, seeds: range) -> int:
     n = options["num_players"]
     return sum(differential_play("momo_v0", options, seed, policy_seed=seed, observers="none",
-                                 bots=[BotPair(py.MomoHeuristic(), bots.heuristic, range(n))])
+                                 bots=[BotPair(MomoHeuristic(), bots.heuristic, range(n))])
                for seed in seeds)
 
 
@@ -128,7 +130,7 @@ def test_act_batch_plays_the_python_bots():
         actions[:] = -1
         actions[rows] = moves
         engine.play_batch(s, cfg, actions)
-    players = (py.MomoHeuristic(), RandomBot())
+    players = (MomoHeuristic(), RandomBot())
     for i in range(num_games):
         game = MomoGame(np.random.default_rng(int(seeds[i])), **options)
         rng = np.random.default_rng([int(seeds[i]), 1])

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.ppo import load_policy
+from loco_envs.policy import load_policy
 from tests.fuzz.fuzzing import NASTY, UNICODE, bounded, budgets, count, mutated
 from tests.safety.helpers import saved_policy
 

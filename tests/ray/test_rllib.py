@@ -16,8 +16,8 @@ torch = pytest.importorskip("torch", reason="the train extra is not installed")
 
 import loco_envs  # noqa: E402
 from loco_envs import agents  # noqa: E402
-from loco_envs.agents.ppo import load_policy  # noqa: E402
 from loco_envs.benchmarks import tournament as T  # noqa: E402
+from loco_envs.policy import load_policy  # noqa: E402
 from loco_envs.train import rllib as L  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -109,7 +109,7 @@ def test_exported_numpy_policy_gives_the_modules_logits(tmp_path):
         raw.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
     obs = np.stack(observations)
     expected = module.unmasked_logits(torch.from_numpy(obs)).detach().numpy()
-    exported = L.to_numpy_policy(module)
+    exported = L.export_policy(module)
     np.testing.assert_allclose(exported.logits(obs), expected, rtol=1e-5, atol=1e-5)
 
     # The masked forward pass: the same logits where legal, the float minimum elsewhere.
@@ -121,7 +121,7 @@ def test_exported_numpy_policy_gives_the_modules_logits(tmp_path):
     assert (masked[~legal] < -1e30).all()
 
     # Saved in the suite's format, it loads and plays as a ppo: agent.
-    from loco_envs.agents.ppo import save_policy
+    from loco_envs.policy import save_policy
     path = save_policy(tmp_path / "exported", exported,
                        {"env_id": "loco_v0", "env_options": {"num_players": 2}})
     loaded, doc = load_policy(path)

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 import loco_envs
-from loco_envs.agents.ppo import NumpyPolicy, save_policy
+from loco_envs.policy import NumpyPolicy, save_policy
 
 
 def random_policy(env_id: str, layer_sizes: tuple[int, ...] = (16,), seed: int = 0,

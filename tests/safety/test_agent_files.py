@@ -17,8 +17,9 @@ import pytest
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents import ppo
-from loco_envs.agents.ppo import NumpyPolicy, PPOBot, load_policy, save_policy
+from loco_envs.agents.ppo import PPOBot
+from loco_envs.policy import NumpyPolicy, load_policy, save_policy
+from loco_envs.policy import files as policy_files
 from tests.safety.helpers import random_policy, saved_policy, sb3_style_data, touching_pickle
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -271,14 +272,14 @@ def test_not_a_zip_and_not_json_are_value_errors(tmp_path: Path) -> None:
 
 def test_a_pair_torn_between_its_two_writes_is_refused(tmp_path: Path, monkeypatch) -> None:
     base = saved_policy(tmp_path)
-    real = ppo.atomic_write_bytes
+    real = policy_files.atomic_write_bytes
 
     def crash_on_json(path: Path, data: bytes) -> None:
         if path.suffix == ".json":
             raise KeyboardInterrupt  # the process dies after the .npz, before the .json
         real(path, data)
 
-    monkeypatch.setattr(ppo, "atomic_write_bytes", crash_on_json)
+    monkeypatch.setattr(policy_files, "atomic_write_bytes", crash_on_json)
     other = random_policy("moco_v0", seed=9, num_players=2)
     with pytest.raises(KeyboardInterrupt):
         save_policy(base, other, {"env_id": "moco_v0", "env_options": {"num_players": 2}})

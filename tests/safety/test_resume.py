@@ -143,7 +143,7 @@ def test_a_damaged_or_foreign_line_is_an_error_not_trusted(tmp_path: Path, polic
 
 
 def test_a_changed_ppo_agent_cannot_be_resumed(tmp_path: Path) -> None:
-    from loco_envs.agents.ppo import save_policy
+    from loco_envs.policy import save_policy
     from tests.safety.helpers import random_policy
 
     mine = saved_policy(tmp_path, "moco_v0", name="mine")

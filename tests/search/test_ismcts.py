@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -9,7 +11,7 @@ import loco_envs
 from loco_envs import agents
 from loco_envs.agents.ismcts import ISMCTSBot
 from loco_envs.benchmarks import tournament as T
-from tests.search.helpers import positions
+from tests.search.helpers import CASES, case_id, positions
 
 GAMES = [("loco_v0", 3), ("moco_v0", 2), ("momo_v0", 2), ("mampfos_v0", 3)]
 
@@ -83,3 +85,23 @@ def test_from_view_builds_a_game_with_the_same_view(env_id, n, opts):
         for seat in range(n):
             view = game.view(seat)
             assert search.from_view(view, rng).view(seat) == view
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_compiled_evaluation_is_the_python_one(case):
+    """The compiled playout's evaluation (``<game>.compiled.search.evaluate``) gives the rank
+    rewards of ``loco_envs.<game>.search.evaluate`` at random positions."""
+    env_id, n, opts = case
+    game_name = env_id[:-3]
+    search = importlib.import_module(f"loco_envs.{game_name}.search")
+    state_module = importlib.import_module(f"loco_envs.{game_name}.compiled.state")
+    compiled = importlib.import_module(f"loco_envs.{game_name}.compiled.search")
+    batch, cfg = None, None
+    out = np.zeros(n, np.float64)
+    for game in positions(env_id, n, opts, 60, seed=5, max_steps=400):
+        if batch is None:
+            cfg = state_module.config(search.engine_options(game))
+            batch = state_module.allocate(1, cfg)
+        state_module.write_game(batch, 0, game)
+        compiled.evaluate(batch, cfg, 0, out)
+        assert out.tolist() == pytest.approx(search.evaluate(game))

@@ -9,9 +9,9 @@ import pytest
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.ppo import NumpyPolicy, save_policy
 from loco_envs.benchmarks import ratings as R
 from loco_envs.benchmarks import tournament as T
+from loco_envs.policy import NumpyPolicy, save_policy
 from loco_envs.train.evaluate import evaluate, metric_name, resolve_opponent
 from loco_envs.train.games import play_tasks
 

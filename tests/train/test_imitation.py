@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("torch")
 
 from loco_envs import agents  # noqa: E402
-from loco_envs.agents.ppo import load_policy  # noqa: E402
+from loco_envs.policy import load_policy  # noqa: E402
 from loco_envs.train.imitation import BCArgs, collect, main, run  # noqa: E402
 from loco_envs.train.warmstart import check_compatible, value_path, warm_start  # noqa: E402
 
@@ -87,7 +87,8 @@ def test_warm_start_copies_actor_and_value_into_a_maskable_policy(cloned):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from loco_envs.agents.ppo import NumpyPolicy, transform_observation
+    from loco_envs.policy import transform_observation
+    from loco_envs.train.torch_policy import from_sb3
 
     path = cloned
     saved, _ = load_policy(path)
@@ -101,7 +102,7 @@ def test_warm_start_copies_actor_and_value_into_a_maskable_policy(cloned):
 
     check_compatible(path, "mampfos_v0", {"num_players": 3}, [32, 32], "tanh", "log1p")
     assert warm_start(Model, path) is True
-    copied = NumpyPolicy.from_sb3(sb3, "log1p")
+    copied = from_sb3(sb3, "log1p")
     obs = np.random.default_rng(0).integers(0, 5, (6, saved.observation_size)).astype(np.float32)
     assert np.allclose(copied.logits(obs), saved.logits(obs), atol=1e-5)
     with np.load(value_path(path)) as v:

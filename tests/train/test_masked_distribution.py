@@ -159,11 +159,11 @@ def test_tanh_is_torchs_tanh_with_its_gradient():
 def test_the_trainers_policies_use_it_and_fused_adam():
     from sb3_contrib import MaskablePPO
 
-    from loco_envs.agents.ppo import NumpyPolicy
     from loco_envs.train.networks import Tanh
     from loco_envs.train.pool import OpponentPool
     from loco_envs.train.ppo import Args, policy_network
     from loco_envs.train.selfplay import SelfPlayVecEnv
+    from loco_envs.train.torch_policy import from_sb3
 
     args = Args(env_id="moco_v0", num_players=2, net_arch=[16])
     policy_class, kwargs = policy_network(args)
@@ -186,7 +186,7 @@ def test_the_trainers_policies_use_it_and_fused_adam():
         activations = [m for m in model.policy.mlp_extractor.modules()
                        if isinstance(m, torch.nn.Tanh)]
         assert activations and all(type(m) is Tanh for m in activations)
-        copy = NumpyPolicy.from_sb3(model.policy, args.obs_transform)
+        copy = from_sb3(model.policy, args.obs_transform)
         assert copy.activation == "tanh"
         with torch.no_grad():
             latent = model.policy.mlp_extractor.forward_actor(torch.from_numpy(obs))

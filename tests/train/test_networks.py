@@ -9,10 +9,10 @@ import json
 import numpy as np
 import pytest
 
-from loco_envs.agents.features import ACTION_FEATURES
-from loco_envs.agents.ppo import (
+from loco_envs.agents.ppo import load_bot
+from loco_envs.policy import (
+    ACTION_FEATURES,
     expand_shortcut,
-    load_bot,
     load_policy,
     shortcut_scores,
     transform_observation,
@@ -47,7 +47,7 @@ def _clone(tmp_path, **overrides):
 
 
 def test_the_numpy_policy_computes_the_torch_actors_logits():
-    from loco_envs.train.imitation import build_networks, to_numpy_policy
+    from loco_envs.train.imitation import actor_policy, build_networks
 
     obs, _ = _observations()
     inputs = transform_observation(obs, TRANSFORM)
@@ -55,14 +55,14 @@ def test_the_numpy_policy_computes_the_torch_actors_logits():
     with torch.no_grad():
         actor.scores.weight.normal_()
         expected = actor(torch.from_numpy(inputs)).numpy()
-    policy = to_numpy_policy(actor, "tanh", TRANSFORM)
+    policy = actor_policy(actor, TRANSFORM)
     assert policy.feature_shortcut and policy.action[0].shape == (79, 8 + WIDTH)
     np.testing.assert_allclose(policy.logits(obs), expected, rtol=1e-5, atol=1e-4)
 
 
 def test_each_logit_reads_only_its_own_actions_features():
     """With the hidden layers silenced, logit a is sum_k W[a, k] * features[a, k]."""
-    from loco_envs.train.imitation import build_networks, to_numpy_policy
+    from loco_envs.train.imitation import actor_policy, build_networks
 
     obs, _ = _observations()
     inputs = transform_observation(obs, TRANSFORM)
@@ -71,7 +71,7 @@ def test_each_logit_reads_only_its_own_actions_features():
         for p in actor.body.parameters():
             p.zero_()
         actor.scores.weight.normal_()
-    policy = to_numpy_policy(actor, "tanh", TRANSFORM)
+    policy = actor_policy(actor, TRANSFORM)
     scores = actor.scores.effective()
     features = inputs[:, -WIDTH:].reshape(len(obs), 79, -1)
     expected = (features * scores).sum(axis=2) + policy.action[1]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from loco_envs.agents.ppo import NumpyPolicy
 from loco_envs.core.rewards import rank_rewards
+from loco_envs.policy import NumpyPolicy
 from loco_envs.train.pool import OpponentPool
 from loco_envs.train.selfplay import SelfPlayVecEnv
 

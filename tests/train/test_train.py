@@ -18,8 +18,8 @@ pytest.importorskip("sb3_contrib")
 
 import loco_envs  # noqa: E402
 from loco_envs import agents  # noqa: E402
-from loco_envs.agents.ppo import NumpyPolicy, load_policy  # noqa: E402
 from loco_envs.benchmarks import tournament as T  # noqa: E402
+from loco_envs.policy import NumpyPolicy, load_policy  # noqa: E402
 from loco_envs.train import checkpoints as C  # noqa: E402
 from loco_envs.train.ppo import Args, main, train  # noqa: E402
 

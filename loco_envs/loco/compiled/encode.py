@@ -8,7 +8,8 @@
   and its announcement only in a Contre-LOCO window. :func:`encode_batch` does many rows at
   once (``prange``).
 - :func:`features` (``obs, num_players, out``): bit for bit
-  :func:`agents.features.loco_actions` of each row of ``obs`` (``(rows, 242 * 12)`` float32);
+  :func:`loco_envs.loco.features.loco_actions` of each row of ``obs``
+  (``(rows, 242 * 12)`` float32);
   :func:`features_batch` is its parallel form.
 
 Exactness. Every float expression keeps numpy's dtypes: ``float32`` where numpy computes in
@@ -21,7 +22,8 @@ bit of some ``float64`` results; ``tests/compiled/test_loco_encode.py`` checks t
 give after the rounding to ``float32`` over every (unseen, hits, hand size) the features can meet,
 and they are equal.
 
-The matching tables of :mod:`agents.features` (``_L_MATCH``, ``_L_FOLLOW``, ``_L_ANSWER``) are
+The matching tables of :mod:`loco_envs.loco.features` (``_L_MATCH``, ``_L_FOLLOW``,
+``_L_ANSWER``) are
 not carried as arrays: a card matches (L-10) when it is wild, of the colour in force or of the
 top's kind, so a count of matching cards is the wilds, that colour's 13 identities and the other
 colours' cards of the top's kind (:func:`_match_count`).
@@ -41,7 +43,7 @@ from loco_envs.loco.phases import AFTER_DRAW, CONTRE, SLAP, TURN
 
 __all__ = ["FEATURES_PER_ACTION", "encode", "encode_batch", "features", "features_batch"]
 
-#: Features per action (``agents.features.LOCO_K``).
+#: Features per action (``loco_envs.loco.features.LOCO_K``).
 FEATURES_PER_ACTION = 12
 _K = FEATURES_PER_ACTION
 _IDS = C.NUM_IDENTITIES  # 55
@@ -81,7 +83,7 @@ _FULL = C.FULL_DECK_COUNTS.astype(np.float32)
 _POINTS = C.POINTS.astype(np.float32)
 _PLAY_IDENT = A.PLAY_IDENT.astype(np.int64)
 _PLAY_COUNT = A.PLAY_COUNT.astype(np.int64)
-#: log(n!) as agents.features computes it (``_L_LOG_FACTORIAL``).
+#: log(n!) as loco_envs.loco.features computes it (``_L_LOG_FACTORIAL``).
 _LOG_FACTORIAL = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, C.DECK_SIZE + 1)))])
 
 _DRAW, _PASS, _COLOUR0, _TARGET0 = A.DRAW, A.PASS, A.COLOUR0, A.TARGET0
@@ -160,7 +162,7 @@ def encode_batch(s, cfg, rows, seats, out):
 # ---------------------------------------------------------------------------- features
 @njit(cache=True)
 def _p_holds(hits, total, hand):
-    """``agents.features._p_holds`` of one entry: the chance that ``hand`` cards drawn from
+    """``loco_envs.loco.features._p_holds`` of one entry: the chance that ``hand`` cards drawn from
     ``total`` unseen ones include one of ``hits`` (float64 as numpy, rounded to float32)."""
     h, t = np.int64(hits), np.int64(total)
     d = min(np.int64(hand), t)
@@ -363,7 +365,7 @@ def _features_row(obs, n, out):
 
 @njit(cache=True)
 def features(obs, num_players, out):
-    """``agents.features.loco_actions(obs)`` into ``out`` (``(rows, 242 * 12)`` float32)."""
+    """``loco_envs.loco.features.loco_actions(obs)`` into ``out`` (``(rows, 242 * 12)`` float32)."""
     for r in range(obs.shape[0]):
         _features_row(obs[r], num_players, out[r])
 

@@ -3,7 +3,7 @@
 :func:`encode` is exactly :func:`loco_envs.moco.observation.encode` of ``game.view(seat)``: it
 reads the seat's own hand and the public table only (never the others' hands or the removed
 cards, of which only the count is public). :func:`features` is exactly
-:func:`loco_envs.agents.features.moco_actions` for rows of observations, in the same
+:func:`loco_envs.loco_envs.moco.features.moco_actions` for rows of observations, in the same
 ``float32`` operations in the same order, so the numbers are bit for bit numpy's.
 """
 
@@ -41,7 +41,8 @@ _SUPPLY = _VALUES + NUM_SUITS
 _CHIPS = _SUPPLY + NUM_SUITS
 _SCALE = np.float64(MATCH_SCORE_SCALE)
 _PLAY_VALUE = np.array(VALUES, np.float32)[np.array(PLAY_CARD)]
-#: [playable card, suit] -> the card's value if it has that suit, else 0 (as agents.features).
+#: [playable card, suit] -> the card's value if it has that suit, else 0
+#: (as loco_envs.moco.features).
 _VALUE_IN_SUIT = np.zeros((NUM_PLAYABLE, NUM_SUITS), np.float32)
 for _c in range(NUM_PLAYABLE):
     for _s in CARDS[FIRST_PLAYABLE + _c].suits:
@@ -171,7 +172,7 @@ def _features_row(obs, n, out):
 
 @njit(cache=True)
 def features(obs, num_players, out):
-    """``agents.features.moco_actions(obs)`` into ``out`` (rows x 474, ``float32``)."""
+    """``loco_envs.moco.features.moco_actions(obs)`` into ``out`` (rows x 474, ``float32``)."""
     for k in range(obs.shape[0]):
         _features_row(obs[k], num_players, out[k])
 

@@ -7,7 +7,7 @@
 - :mod:`~loco_envs.momo.compiled.engine`: the rules (K-xx), one ``@njit`` function per rule or
   phase, and the ``prange`` batch forms (``reset_batch``, ``play_batch``, ``masks_batch``).
 - :mod:`~loco_envs.momo.compiled.encode`: observations (:mod:`loco_envs.momo.observation`) and
-  the ``momo_actions`` per-action features (:func:`agents.features.momo_actions`).
+  the ``momo_actions`` per-action features (:func:`loco_envs.momo.features.momo_actions`).
 - :mod:`~loco_envs.momo.compiled.bots`: ``momo/heuristic`` (:mod:`agents.momo`) and ``random``.
 
 The solo game (``num_players=1``, K-40; ``gymnasium.make("loco_envs/MomoSolo-v0")`` plays the

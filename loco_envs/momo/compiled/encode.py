@@ -1,5 +1,5 @@
 """Loco Momo's observation (:mod:`loco_envs.momo.observation`) and ``momo_actions`` features
-(:func:`agents.features.momo_actions`), compiled, exact to the Python ones.
+(:func:`loco_envs.momo.features.momo_actions`), compiled, exact to the Python ones.
 
 :func:`encode` writes ``observation.encode(game.view(seat))``: what ``seat`` may know, never
 the bag's order (only its counts). :func:`features` computes the per-action features of rows of
@@ -45,7 +45,7 @@ __all__ = ["FEATURES_K", "encode", "encode_batch", "features", "features_batch",
 FOREST, PENDING, BAG, BAG_SIZE, DISCARDED = 0, 60, 75, 90, 91
 PHASE, ROUND, EXPANSION_A, EXPANSION_B, PER_SEAT = 106, 108, 114, 122, 127
 CELL_FEATURES = NUM_SPECIES + NUM_COLOURS  # 8
-FEATURES_K = 5  # agents.features.MOMO_K
+FEATURES_K = 5  # loco_envs.momo.features.MOMO_K
 
 
 @njit(cache=True)
@@ -192,7 +192,7 @@ def _features_row(row, num_players, out) -> None:
 
 @njit(cache=True)
 def features(obs, num_players, out) -> None:
-    """``agents.features.momo_actions(obs)`` into ``out`` (rows x 675, ``float32``)."""
+    """``loco_envs.momo.features.momo_actions(obs)`` into ``out`` (rows x 675, ``float32``)."""
     for k in range(obs.shape[0]):
         _features_row(obs[k], num_players, out[k])
 
