@@ -65,6 +65,7 @@ import numpy as np
 import loco_envs
 from loco_envs.benchmarks import ratings as R
 from loco_envs.benchmarks import tournament as T
+from loco_envs.core.threads import check_threads
 
 BASELINES = Path(__file__).with_name("baselines")
 DEFAULT_MARGIN = 10.0
@@ -268,9 +269,11 @@ def report(outcome: Outcome) -> str:
 
 
 def rerun(baseline: dict, workers: int, progress: bool, out: Path | None,
-          backend: str = "local", address: str | None = None) -> list[dict]:
+          backend: str = "local", address: str | None = None,
+          threads: int | None = None) -> list[dict]:
     t = tournament(baseline)
-    records = T.play(t, workers=workers, progress=progress, backend=backend, address=address)
+    records = T.play(t, workers=workers, progress=progress, backend=backend, address=address,
+                     threads=threads)
     if out is not None:
         folder = out / baseline["name"]
         R.write_records(folder / "records.jsonl", records)
@@ -293,6 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="check only these baselines (file names without .json)")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                    help="processes (default: all cores)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="BLAS/torch threads of each process (default: its share of the cores)")
     p.add_argument("--out", type=Path, default=Path("runs") / "check",
                    help="where the rerun records and tables go (default runs/check)")
     p.add_argument("--backend", choices=T.BACKENDS, default="local",
@@ -308,12 +313,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        check_threads(args.threads, "--threads")
         paths = baseline_paths(args.baselines, args.only)
         baselines = [(path, load_baseline(path)) for path in paths]
         failed = []
         for path, baseline in baselines:
             records = rerun(baseline, args.workers, not args.no_progress, args.out,
-                            args.backend, args.address)
+                            args.backend, args.address, args.threads)
             if args.update:
                 _update(path, baseline, records)
                 continue

@@ -62,6 +62,7 @@ import loco_envs
 from loco_envs import agents
 from loco_envs.benchmarks import ratings as R
 from loco_envs.benchmarks.journal import RecordJournal, output_errors
+from loco_envs.core.threads import check_threads, set_threads
 from loco_envs.vector.compiled import compiled_package
 
 #: A game that takes more decisions than this is stopped with an error (a bot loop, not a game).
@@ -212,7 +213,7 @@ def _play_task(task: tuple) -> dict:
 def play(t: Tournament, workers: int = 1, progress: bool = True,
          games_dir: str | Path | None = None, max_decisions: int | None = None,
          backend: str = "local", address: str | None = None,
-         journal: RecordJournal | None = None) -> list[dict]:
+         journal: RecordJournal | None = None, threads: int | None = None) -> list[dict]:
     """Play every game of ``t`` (over ``workers`` processes) and return the match records.
 
     With a ``journal`` (:mod:`benchmarks.journal`) the games already in it are not played
@@ -224,7 +225,11 @@ def play(t: Tournament, workers: int = 1, progress: bool = True,
     the same either way.
 
     ``max_decisions`` sets the env option of that name for each game (:func:`play_game`).
+    ``threads`` is each worker process's BLAS (and compiled-engine) threads, ``None`` its share
+    of the cores (:mod:`loco_envs.core.threads`): workers whose thread pools spin against each
+    other play ``ppo:`` agents many times slower.
     """
+    check_threads(threads, "--threads")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"--workers must be a positive integer, got {workers!r}")
     if backend not in BACKENDS:
@@ -253,7 +258,7 @@ def play(t: Tournament, workers: int = 1, progress: bool = True,
             play_tasks,  # batched: the compiled engine and bots, one forward pass per ppo: agent
         )
 
-        play_tasks(tasks, workers, records.append, bar)
+        play_tasks(tasks, workers, records.append, bar, threads)
         records.sort(key=lambda record: record["game"])
     elif workers == 1:
         for task in tasks:
@@ -261,7 +266,8 @@ def play(t: Tournament, workers: int = 1, progress: bool = True,
             bar.update()
     else:
         chunk = max(1, min(8, len(tasks) // (4 * workers)))
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
+        with multiprocessing.get_context("spawn").Pool(
+                workers, initializer=set_threads, initargs=(threads, workers)) as pool:
             for record in pool.imap(_play_task, tasks, chunksize=chunk):
                 records.append(record)
                 bar.update()
@@ -305,7 +311,8 @@ class Result:
 
 def run(t: Tournament, out: str | Path | None = None, workers: int = 1, progress: bool = True,
         bootstrap: int = 1000, game_records: bool = False, plot: bool = True,
-        backend: str = "local", address: str | None = None, resume: bool = False) -> Result:
+        backend: str = "local", address: str | None = None, resume: bool = False,
+        threads: int | None = None) -> Result:
     """Play ``t``, write its records into ``out``, rate them, write the table and the plot.
 
     Records go to ``out/records.jsonl`` game by game as they finish (:mod:`benchmarks.journal`);
@@ -318,7 +325,7 @@ def run(t: Tournament, out: str | Path | None = None, workers: int = 1, progress
     journal = RecordJournal.start(out, t, schedule(t), resume)
     try:
         play(t, workers, progress, games_dir, backend=backend, address=address,
-             journal=journal)
+             journal=journal, threads=threads)
     finally:
         journal.close()
     records, records_path = journal.finish()
@@ -377,6 +384,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="line-up of agent specs (repeat a spec to seat it more than once)")
     p.add_argument("--seed", type=int, default=0, help="tournament seed (default 0)")
     p.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="BLAS/torch threads of each process (default: its share of the cores)")
     p.add_argument("--backend", choices=BACKENDS, default="local",
                    help="local processes (default) or a Ray cluster (needs the ray extra)")
     p.add_argument("--address", default=None,
@@ -415,6 +424,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("give an env id (or --from-records FILE)")
         if not args.agents:
             raise ValueError("--agents: give at least one agent spec")
+        check_threads(args.threads, "--threads")
+        set_threads(args.threads)  # this process plays the games when --workers is 1
         t = Tournament(args.env_id, args.players, tuple(args.agents), args.games, args.seed,
                        dict(parse_option(o) for o in args.option))
         cycle = len(seating_cycle(len(t.agents), t.num_players))
@@ -423,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   "seats are balanced only approximately", file=sys.stderr)
         result = run(t, args.out, args.workers, not args.no_progress, args.bootstrap,
                      args.game_records, backend=args.backend, address=args.address,
-                     resume=args.resume)
+                     resume=args.resume, threads=args.threads)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -28,36 +28,46 @@ the ratios within a repeat:
   in progress goes on in the next slice), so a row and the single env it is divided by share
   the machine's slow spells, which here last seconds.
 
+- **beside a busy process** (``--busy``): the jobs that suffer when thread pools fight, each
+  with a pure-Python busy loop running beside it (another user's job on one core): training
+  (``vector serial``, learner decisions/s) and a ``ppo:`` tournament (an untrained agent of the
+  quick config's network against ``random``, ``--workers 2``, games/s including the workers'
+  start), each with every process at one thread per core (what OpenBLAS and torch take unasked)
+  and with the suite's setting (:mod:`loco_envs.core.threads`: ``--threads`` for training, each
+  worker's share of the cores for the tournament).
+
+Every row's process sets its BLAS and torch threads with ``--threads`` (default 1).
+
     python -m benchmarks.train_throughput                     # LOCO and Moco 2p
     python -m benchmarks.train_throughput --envs loco_v0 --updates 3 --repeats 5
     python -m benchmarks.train_throughput --only vector       # the vector-env table alone
+    python -m benchmarks.train_throughput --envs loco_v0 --only busy --updates 1 --repeats 1
 """
 
 from __future__ import annotations
 
+import argparse
+import multiprocessing
 import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
 
-# Before numpy: the snapshots' small matrix products do not gain from OpenBLAS threads (the
-# trainer sets the same in train/__main__.py).
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-os.environ.setdefault("OMP_NUM_THREADS", "1")
+import numpy as np
 
-import argparse  # noqa: E402
-import multiprocessing  # noqa: E402
-import resource  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
-
-import numpy as np  # noqa: E402
-
-import loco_envs  # noqa: E402
+import loco_envs
+from loco_envs.core.threads import available_cores, set_threads
 
 PATHS = ("reference", "vector serial", "vector shared memory")
 VECTOR_SIZES = (1, 64, 256)
-TABLES = ("training", "vector")
+TABLES = ("training", "vector", "busy")
+#: The jobs of the busy table, and the games of its tournament rows (under a minute each).
+BUSY_JOBS = ("training", "ppo: tournament, --workers 2")
+BUSY_GAMES = 16
 SINGLE_ENV_LEVEL = "single raw env"
 
 
@@ -143,15 +153,15 @@ def _reference_venv(args: Any):
 
 # ---------------------------------------------------------------------------------------------
 # Training rows (each in a spawned process)
-def _training_row(task: tuple[str, str, str, int, int, int]) -> dict[str, float]:
-    path, config, env_id, updates, seed, torch_threads = task
-    import torch
+def _training_row(task: tuple[str, str, str, int, int, int | None]) -> dict[str, float]:
+    path, config, env_id, updates, seed, threads = task
+    import torch  # noqa: F401 - imported before set_threads, which then sets its threads
     from sb3_contrib import MaskablePPO
 
     from loco_envs.train.networks import MaskedRolloutBuffer
     from loco_envs.train.ppo import Args, make_vec_env, parse_args, policy_network
 
-    torch.set_num_threads(torch_threads)  # every row alike; the PPO update is what gains
+    set_threads(threads)  # every row alike: BLAS and torch
     # The quick configs' from-scratch network, as the tables have always measured it (LOCO's
     # config now starts from a clone with action features: a bigger input, train/README.md).
     args: Args = parse_args([config, "--seed", str(seed), "--init-policy", "",
@@ -209,18 +219,86 @@ def _cpu_seconds(pids: list[int]) -> float:
     return total
 
 
-def _child(queue: Any, task: tuple) -> None:
-    queue.put(_training_row(task))
+def _tournament_row(task: tuple[str, str, int, int | None, int]) -> dict[str, float]:
+    """Games/s of a ``ppo:`` tournament (2 workers, each with ``threads``; ``None``: its
+    share) between an untrained agent of the quick config's network and ``random``."""
+    import torch
+
+    from loco_envs.benchmarks import tournament as T
+    from loco_envs.policy import save_policy, transform_observation
+    from loco_envs.train.imitation import actor_policy, build_networks
+    from loco_envs.train.ppo import parse_args
+
+    config, env_id, seed, threads, games = task
+    set_threads(threads)
+    args = parse_args([config, "--seed", str(seed), "--init-policy", ""])
+    raw = loco_envs.make(env_id, wrapped=False, **args.env_kwargs)
+    width = transform_observation(np.zeros((1, raw.observation_size()), np.float32),
+                                  args.obs_transform).shape[1]
+    torch.manual_seed(seed)
+    actor, _ = build_networks(width, raw.game_class.NUM_ACTIONS, args.net_arch, args.activation)
+    policy = actor_policy(actor, args.obs_transform)
+    with tempfile.TemporaryDirectory() as folder:
+        path = save_policy(Path(folder) / "agent", policy,
+                           {"env_id": env_id, "env_options": args.env_kwargs})
+        t = T.Tournament(env_id, args.num_players, (f"ppo:{path}", "random"), games, seed,
+                         {"max_decisions": args.max_decisions})
+        start = time.perf_counter()
+        T.play(t, workers=2, progress=False, threads=threads)
+        seconds = time.perf_counter() - start
+    return {"rate": games / seconds}
 
 
-def _in_fresh_process(ctx: Any, task: tuple) -> dict[str, float]:
-    """One training row in a spawned (non-daemon: it starts workers of its own) process."""
-    queue = ctx.Queue()
-    proc = ctx.Process(target=_child, args=(queue, task))
-    proc.start()
-    result = queue.get()
-    proc.join()
+def _busy_loop() -> None:
+    """Another user's job on one core: a pure-Python spin, until it is terminated."""
+    while True:
+        pass
+
+
+def _child(queue: Any, row: Any, task: tuple) -> None:
+    queue.put(row(task))
+
+
+def _in_fresh_process(ctx: Any, task: tuple, row: Any = _training_row,
+                      busy: bool = False) -> dict[str, float]:
+    """One row in a spawned (non-daemon: it starts workers of its own) process, with a busy
+    process beside it while it runs when ``busy``."""
+    spinner = ctx.Process(target=_busy_loop, daemon=True) if busy else None
+    if spinner is not None:
+        spinner.start()
+    try:
+        queue = ctx.Queue()
+        proc = ctx.Process(target=_child, args=(queue, row, task))
+        proc.start()
+        result = queue.get()
+        proc.join()
+    finally:
+        if spinner is not None:
+            spinner.terminate()
+            spinner.join()
     return result
+
+
+def _busy_rows(envs: list[str], threads: int | None) -> list[dict]:
+    """The busy table's rows: each job at one thread per core, then with the suite's setting."""
+    cores = available_cores()
+    rows = []
+    for env_id in envs:
+        for job, setting in zip(BUSY_JOBS, (threads, None), strict=True):
+            suite = "each process's share" if setting is None else str(setting)
+            for count, label in ((cores, f"{cores}, one per core"), (setting, suite)):
+                rows.append({"env": env_id, "job": job, "threads": count, "label": label,
+                             "samples": []})
+    return rows
+
+
+def _busy_sample(row: dict, ctx: Any, config: str, updates: int, seed: int) -> dict:
+    if row["job"] == "training":
+        task = ("vector serial", config, row["env"], updates, seed, row["threads"])
+        result = _in_fresh_process(ctx, task, busy=True)
+        return {"rate": result["decisions_per_s"]}
+    task = (config, row["env"], seed, row["threads"], BUSY_GAMES)
+    return _in_fresh_process(ctx, task, _tournament_row, busy=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -315,9 +393,10 @@ def _vector_rows(env_id: str) -> list[tuple[str, int, Any]]:
 
 # ---------------------------------------------------------------------------------------------
 def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: int,
-            only: tuple[str, ...] = TABLES,
-            torch_threads: int = 1) -> tuple[list[dict], list[dict]]:
-    """The rows of the tables in ``only`` (both by default), the repeats interleaved."""
+            only: tuple[str, ...] = ("training", "vector"),
+            threads: int | None = 1) -> tuple[list[dict], list[dict], list[dict]]:
+    """The rows of the tables in ``only`` (training and vector by default), the repeats
+    interleaved."""
     from tqdm import tqdm
 
     configs = {env_id: str(Path("configs") / f"{env_id.removesuffix('_v0')}_quick.yaml")
@@ -328,8 +407,9 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: i
                "player": _RandomPlay(env_id, vec), "samples": []}
               for env_id in envs if "vector" in only
               for name, cores, vec in _vector_rows(env_id)]
+    busy = _busy_rows(envs, threads) if "busy" in only else []
     ctx = multiprocessing.get_context("spawn")
-    total = repeats * (len(training) + len(vector))
+    total = repeats * (len(training) + len(vector) + len(busy))
     with tqdm(total=total, desc="train throughput", unit="run", file=sys.stderr) as bar:
         for _ in range(repeats):
             for env_id in envs:
@@ -337,9 +417,11 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: i
                 _vector_repeat(rows, seconds, seed)
                 bar.update(len(rows))
             for row in training:
-                task = (row["path"], configs[row["env"]], row["env"], updates, seed,
-                        torch_threads)
+                task = (row["path"], configs[row["env"]], row["env"], updates, seed, threads)
                 row["samples"].append(_in_fresh_process(ctx, task))
+                bar.update()
+            for row in busy:
+                row["samples"].append(_busy_sample(row, ctx, configs[row["env"]], updates, seed))
                 bar.update()
     for row in vector:
         if row["vec"] is not None:
@@ -353,11 +435,14 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: i
         single = next(r for r in vector
                       if r["env"] == row["env"] and r["level"] == SINGLE_ENV_LEVEL)
         row["vs_single"] = _paired_median(row, single, "decisions_per_s") / row["cores"]
-    for row in training + vector:
+    for row in busy:
+        base = next(r for r in busy if r["env"] == row["env"] and r["job"] == row["job"])
+        row["vs_one_per_core"] = _paired_median(row, base, "rate")
+    for row in training + vector + busy:
         samples = row.pop("samples")
         for key in samples[0]:
             row[key] = statistics.median(s[key] for s in samples)
-    return training, vector
+    return training, vector, busy
 
 
 def _paired_median(row: dict, base: dict, key: str) -> float:
@@ -370,7 +455,7 @@ def _paired_median(row: dict, base: dict, key: str) -> float:
                              for a, b in zip(row["samples"], base["samples"], strict=True))
 
 
-def tables(training: list[dict], vector: list[dict]) -> str:
+def tables(training: list[dict], vector: list[dict], busy: list[dict] = ()) -> str:
     """The measured tables as Markdown (a table without rows is left out)."""
     blocks = []
     if training:
@@ -389,6 +474,14 @@ def tables(training: list[dict], vector: list[dict]) -> str:
             lines.append(f"| {row['env']} 2p | {row['level']} | {row['decisions_per_s']:,.0f} | "
                          f"{per_core:,.0f} | {row['vs_single']:.2f}x |")
         blocks.append("\n".join(lines))
+    if busy:
+        lines = ["| game | job, a busy process beside | threads per process | rate "
+                 "| vs one per core |", "|---|---|---|---:|---:|"]
+        for row in busy:
+            unit = "decisions/s" if row["job"] == "training" else "games/s"
+            lines.append(f"| {row['env']} 2p | {row['job']} | {row['label']} | "
+                         f"{row['rate']:,.2f} {unit} | {row['vs_one_per_core']:.2f}x |")
+        blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
 
@@ -402,21 +495,26 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seconds", type=float, default=3.0,
                         help="wall time of one vector-env row in one repeat (played in slices)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--only", choices=TABLES, nargs="+", default=list(TABLES),
-                        help="the tables to measure (default: both)")
-    parser.add_argument("--torch-threads", type=int, default=1,
-                        help="torch threads of every training row (2 on an idle 2-core machine "
-                             "speeds the PPO update; default 1)")
+    parser.add_argument("--only", choices=TABLES, nargs="+", default=["training", "vector"],
+                        help="the tables to measure (default: training and vector)")
+    parser.add_argument("--busy", action="store_true",
+                        help="also the table of training and a ppo: tournament with a busy "
+                             "process beside them")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="BLAS and torch threads of every training row (2 on an idle "
+                             "2-core machine speeds the PPO update; default 1)")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.envs) - set(loco_envs.available_envs()))
     if unknown:
         parser.error(f"unknown env id(s) {unknown}; available: {loco_envs.available_envs()}")
-    if args.updates < 1 or args.repeats < 1 or args.seconds <= 0 or args.torch_threads < 1:
-        parser.error("--updates, --repeats and --torch-threads must be >= 1, --seconds > 0")
+    if args.updates < 1 or args.repeats < 1 or args.seconds <= 0 or args.threads < 1:
+        parser.error("--updates, --repeats and --threads must be >= 1, --seconds > 0")
+    set_threads(args.threads)  # the vector-env table is played in this process
+    only = tuple(dict.fromkeys([*args.only, *(["busy"] if args.busy else [])]))
     load = os.getloadavg()
-    training, vector = measure(args.envs, args.updates, args.repeats, args.seconds, args.seed,
-                               tuple(args.only), args.torch_threads)
-    print(tables(training, vector))
+    tables_ = measure(args.envs, args.updates, args.repeats, args.seconds, args.seed, only,
+                      args.threads)
+    print(tables(*tables_))
     print(f"\n{os.cpu_count()} cores; load average {load[0]:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} at the end (other processes share the machine)")
 

@@ -28,6 +28,7 @@ from typing import Any
 
 from loco_envs.benchmarks import ratings as R
 from loco_envs.benchmarks import tournament as T
+from loco_envs.core.threads import check_threads, set_threads
 
 __all__ = ["DEFAULT_MAX_DECISIONS", "EvalResult", "evaluate", "main", "metric_name",
            "resolve_opponent"]
@@ -77,11 +78,13 @@ class EvalResult:
 def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: Sequence[str],
              games: int, seed: int = 0, options: dict[str, Any] | None = None,
              workers: int = 1, bootstrap: int = 200, out: str | Path | None = None,
-             backend: str = "local", address: str | None = None) -> EvalResult:
+             backend: str = "local", address: str | None = None,
+             threads: int | None = None) -> EvalResult:
     """Play ``games`` games against each opponent; with ``out``, write records, table, plot.
 
     ``options`` are the env's (``max_decisions`` caps the games). ``backend="ray"`` plays them
-    on a Ray cluster (``address``, or a local one), same records.
+    on a Ray cluster (``address``, or a local one), same records. ``threads``: each worker
+    process's BLAS threads (``None``: its share of the cores; :mod:`loco_envs.core.threads`).
     """
     me = f"ppo:{checkpoint}"
     options = {k: v for k, v in (options or {}).items() if k != "num_players"}
@@ -90,7 +93,8 @@ def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: S
     for spec in opponents:
         t = T.Tournament(env_id, num_players, (me, *([spec] * (num_players - 1))), games, seed,
                          options)
-        played = T.play(t, workers, progress=False, backend=backend, address=address)
+        played = T.play(t, workers, progress=False, backend=backend, address=address,
+                        threads=threads)
         per_opponent[spec] = played
         records.extend(played)
     win_rates = {}
@@ -134,13 +138,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ValueError("--agents: give at least one agent spec")
         if isinstance(args.workers, bool) or args.workers < 1:
             raise ValueError(f"--workers must be a positive integer, got {args.workers!r}")
+        check_threads(args.threads, "--threads")
+        set_threads(args.threads)  # this process plays the games when --workers is 1
         options = {"max_decisions": DEFAULT_MAX_DECISIONS,
                    **dict(T.parse_option(o) for o in args.option)}
         t = T.Tournament(args.env_id, args.players, tuple(args.agents), args.games, args.seed,
                          options)
         start = time.perf_counter()
         records = T.play(t, args.workers, progress=not args.no_progress, backend=args.backend,
-                         address=args.address)
+                         address=args.address, threads=args.threads)
         seconds = time.perf_counter() - start
         out = args.out if args.out is not None else T.default_out(t)
         files = {"records": R.write_records(Path(out) / "records.jsonl", records)}

@@ -29,6 +29,7 @@ import loco_envs
 from loco_envs import agents
 from loco_envs.agents.ppo import PPOBot
 from loco_envs.compiled import rng as R
+from loco_envs.core.threads import check_threads, set_threads
 from loco_envs.policy import gumbel_noise
 from loco_envs.vector.compiled import default_threads
 
@@ -39,13 +40,16 @@ BATCH = 256
 
 
 def play_tasks(tasks: Sequence[tuple], workers: int = 1, on_record: Any = None,
-               progress: Any = None) -> list[dict]:
+               progress: Any = None, threads: int | None = None) -> list[dict]:
     """The match record of every task, in task order.
 
     ``on_record`` gets each record as soon as its game is over (one process), or chunk by chunk
     (several): a tournament's journal keeps what was played if the run is killed. ``progress``
-    (a tqdm bar) is advanced likewise.
+    (a tqdm bar) is advanced likewise. ``threads``: the BLAS and compiled-engine threads of
+    each worker process (:func:`loco_envs.core.threads.set_threads`; ``None``: its share of
+    the cores), so that several workers do not spin against each other.
     """
+    check_threads(threads)  # here: a worker's initializer that raises is started again forever
     tasks = list(tasks)
     size = max(1, min(BATCH, -(-len(tasks) // (1 if workers == 1 else 4 * workers))))
     chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
@@ -58,7 +62,7 @@ def play_tasks(tasks: Sequence[tuple], workers: int = 1, on_record: Any = None,
 
         processes = min(workers, len(chunks))
         with multiprocessing.get_context("spawn").Pool(
-                processes, initializer=_share_cores, initargs=(processes,)) as pool:
+                processes, initializer=set_threads, initargs=(threads, processes, True)) as pool:
             for chunk, chunk_records in zip(chunks, pool.imap(_play_chunk, chunks), strict=True):
                 for record in chunk_records:
                     records.append(record)
@@ -67,13 +71,6 @@ def play_tasks(tasks: Sequence[tuple], workers: int = 1, on_record: Any = None,
                 if progress is not None:
                     progress.update(len(chunk))
     return sorted(records, key=lambda r: r["game"])
-
-
-def _share_cores(processes: int) -> None:
-    """A worker's compiled engine takes its share of the cores, not all of them."""
-    import numba
-
-    numba.set_num_threads(max(1, default_threads() // processes))
 
 
 def _play_chunk(tasks: list[tuple], progress: Any = None, on_record: Any = None) -> list[dict]:

@@ -43,13 +43,12 @@ import dataclasses
 import io
 import json
 import multiprocessing
-import os
 import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -57,16 +56,18 @@ import loco_envs
 from loco_envs import agents
 from loco_envs.compiled import rng as R
 from loco_envs.core.files import atomic_write_bytes
+from loco_envs.core.threads import set_threads
 from loco_envs.policy import (
     NumpyPolicy,
     check_feature_shortcut,
-    check_transform,
     policy_paths,
     save_policy,
     transform_extra_size,
     transform_observation,
 )
-from loco_envs.train.config import field_docs, load_config, parse_overrides
+from loco_envs.train.config import BaseArgs, command_line, keyed
+from loco_envs.train.config import usage as config_usage
+from loco_envs.train.pool import SNAPSHOT
 from loco_envs.train.warmstart import value_path
 
 __all__ = ["BCArgs", "Dataset", "collect", "fit", "main", "output_path", "run"]
@@ -76,123 +77,72 @@ TEACHER = "teacher"
 
 
 @dataclass
-class BCArgs:
-    exp_name: str = ""
-    """name of the run (default: the config file's name)"""
-    env_id: str = "loco_v0"
-    """the game: loco_v0, moco_v0, momo_v0 or mampfos_v0"""
-    num_players: int = 2
-    """players per game"""
-    env_options: dict[str, Any] = field(default_factory=dict)
-    """other env options (not num_players)"""
-    seed: int = 1
-    """seed of the games, the seats, the bots and torch"""
-    teacher: str = "loco/heuristic-strong"
-    """the agent spec cloned (plays the student seat while collecting)"""
+class BCArgs(BaseArgs):
+    """Behaviour cloning's arguments: the shared keys (:class:`train.config.BaseArgs`, with this
+    command's defaults) and its own (teacher, collection, DAgger, fit, output)."""
+
+    DEFAULT_NAME: ClassVar[str] = "bc"
+
+    max_decisions: int = 3000
+    """a collected game is stopped after this many decisions (stalled LOCO games; >= 1: a
+    collection must end)"""
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+    """hidden layer sizes of the actor and the value network (the trainer's net_arch)"""
+    learning_rate: float = 1e-3
+    """Adam learning rate (decayed linearly to a tenth over each fit)"""
+    batch_size: int = 512
+    """minibatch size"""
     opponent_mix: dict[str, float] = field(default_factory=lambda: {TEACHER: 1.0})
     """who fills the other seats while collecting: agent specs and 'teacher', with weights"""
+    teacher: str = "loco/heuristic-strong"
+    """the agent spec cloned (plays the student seat while collecting)"""
     games: int = 2000
     """games collected in the first round"""
     dagger_rounds: int = 1
     """rounds of collection with the student playing (teacher labelling), each of dagger_games"""
     dagger_games: int = 1000
     """games per DAgger round"""
-    max_decisions: int = 3000
-    """a collected game is stopped after this many decisions (stalled LOCO games)"""
-    net_arch: list[int] = field(default_factory=lambda: [256, 256])
-    """hidden layer sizes of the actor and the value network (the trainer's net_arch)"""
-    activation: str = "tanh"
-    """hidden activation: tanh or relu (the trainer's)"""
-    obs_transform: str = "log1p"
-    """observation transform before the network (the trainer's)"""
     feature_shortcut: bool = False
     """the action layer also reads the action features (train/networks.py; the trainer's)"""
     epochs: int = 8
     """passes over the data per fit"""
-    batch_size: int = 512
-    """minibatch size"""
-    learning_rate: float = 1e-3
-    """Adam learning rate (decayed linearly to a tenth over each fit)"""
     value_coef: float = 0.5
     """weight of the value loss next to the cross-entropy"""
     workers: int = 2
     """processes collecting games"""
-    torch_threads: int = 1
-    """torch threads for the fit"""
+    device: str = "auto"
+    """where the fit runs: 'auto' (a GPU when torch sees one), 'cpu' or 'cuda'"""
     out: str = ""
     """where the policy goes (<out>.npz/.json); default runs/imitation/<exp_name>"""
     eval_games: int = 1000
     """games per evaluation opponent (0: none), a multiple of num_players"""
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
-    """evaluation opponents: agent specs; 'heuristic' means '<game>/heuristic'"""
     eval_workers: int = 2
     """processes for the evaluation games"""
 
-    def validate(self) -> None:
-        """``ValueError`` naming the first key with a bad value."""
-        if self.env_id not in loco_envs.available_envs():
-            raise ValueError(f"config key 'env_id' must be one of {loco_envs.available_envs()}, "
-                             f"got {self.env_id!r}")
-        if "num_players" in self.env_options:
-            raise ValueError("config key 'env_options': give the player count as 'num_players'")
-        try:
-            loco_envs.make(self.env_id, wrapped=False, **self.env_kwargs)
-        except ValueError as exc:
-            raise ValueError(f"config key 'env_options': {exc}") from None
-        for key in ("games", "epochs", "batch_size", "workers", "torch_threads",
-                    "max_decisions", "eval_workers"):
-            if getattr(self, key) < 1:
-                raise ValueError(f"config key {key!r} must be >= 1, got {getattr(self, key)!r}")
-        for key in ("dagger_rounds", "dagger_games", "eval_games", "seed"):
-            if getattr(self, key) < 0:
-                raise ValueError(f"config key {key!r} must be >= 0, got {getattr(self, key)!r}")
-        if not self.learning_rate > 0 or self.value_coef < 0:
-            raise ValueError("config keys 'learning_rate' (> 0) and 'value_coef' (>= 0)")
-        if not self.net_arch or any(n < 1 for n in self.net_arch):
-            raise ValueError(f"config key 'net_arch' must list positive layer sizes, got "
-                             f"{self.net_arch!r}")
-        if self.activation not in ("tanh", "relu"):
-            raise ValueError(f"config key 'activation' must be 'tanh' or 'relu', got "
-                             f"{self.activation!r}")
-        try:
-            check_transform(self.obs_transform, self.env_id)
-        except ValueError as exc:
-            raise ValueError(f"config key 'obs_transform' {exc}") from None
-        try:
-            check_feature_shortcut(self.feature_shortcut, self.obs_transform)
-        except ValueError as exc:
-            raise ValueError(f"config key 'feature_shortcut' {exc}") from None
-        self._check_spec("teacher", self.teacher)
-        if not self.opponent_mix or sum(self.opponent_mix.values()) <= 0 or any(
-                w < 0 for w in self.opponent_mix.values()):
-            raise ValueError("config key 'opponent_mix' needs weights >= 0, not all zero")
-        for spec in self.opponent_mix:
-            if spec != TEACHER:
-                self._check_spec("opponent_mix", spec)
-        for spec in self.eval_opponents:
-            self._check_spec("eval_opponents", _resolve(spec, self.env_id))
-        if self.eval_games % self.num_players:
-            raise ValueError(f"config key 'eval_games' ({self.eval_games}) must be a multiple "
-                             f"of num_players ({self.num_players})")
+    def check_own_keys(self) -> None:
+        """``ValueError`` naming the first of this trainer's keys with a bad value."""
+        super().check_own_keys()
+        from loco_envs.train.torch_policy import resolve_device  # torch only when fitting
 
-    def _check_spec(self, key: str, spec: str) -> None:
-        game = self.env_id.removesuffix("_v0")
-        if "/" in spec and not spec.startswith("ppo:") and spec.split("/")[0] != game:
-            raise ValueError(f"config key {key!r}: {spec!r} plays {spec.split('/')[0]}, "
-                             f"not {self.env_id}")
-        try:
-            agents.make(spec)
-        except ValueError as exc:
-            raise ValueError(f"config key {key!r}: {exc}") from None
+        resolve_device(self.device)
+        self.at_least(1, "max_decisions", "games", "epochs", "workers", "eval_workers")
+        self.at_least(0, "dagger_rounds", "dagger_games", "eval_games", "value_coef")
+        keyed("feature_shortcut", check_feature_shortcut, self.feature_shortcut,
+              self.obs_transform, predicate=True)
+        self.multiple_of_players("eval_games")
 
-    @property
-    def env_kwargs(self) -> dict[str, Any]:
-        return {**self.env_options, "num_players": self.num_players}
-
-
-def _resolve(spec: str, env_id: str) -> str:
-    game = env_id.removesuffix("_v0")
-    return f"{game}/{spec}" if spec in ("heuristic", "heuristic-strong") else spec
+    def opponent_specs(self) -> dict[str, float]:
+        """The mix with 'teacher' as the teacher's spec (checked first: the mix relies on it);
+        'snapshot' means nothing here, there is no learner to copy."""
+        self.check_spec("teacher", self.teacher)
+        if SNAPSHOT in self.opponent_mix:
+            raise ValueError(f"config key 'opponent_mix': {SNAPSHOT!r} is the trainer's; "
+                             f"imitation plays agent specs and {TEACHER!r}")
+        specs: dict[str, float] = {}
+        for spec, weight in self.opponent_mix.items():
+            spec = self.teacher if spec == TEACHER else spec
+            specs[spec] = specs.get(spec, 0.0) + weight
+        return specs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,7 +259,9 @@ def collect_round(args: BCArgs, round_index: int, num_games: int,
     if args.workers == 1:
         parts = [_collect_task(t) for t in tasks]
     else:
-        with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+        with multiprocessing.get_context("spawn").Pool(
+                args.workers, initializer=set_threads, initargs=(args.threads, args.workers)
+        ) as pool:
             parts = pool.map(_collect_task, tasks)
     return Dataset.concat(parts)
 
@@ -336,17 +288,22 @@ def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
     """Fit (or go on fitting) the actor and value networks on ``data``; return them and stats."""
     import torch
 
+    from loco_envs.train.torch_policy import resolve_device
+
     torch.manual_seed(args.seed)
+    device = torch.device(resolve_device(args.device))
     num_actions = int(loco_envs.make(args.env_id, wrapped=False, **args.env_kwargs)
                       .action_space("player_0").n)
-    obs = torch.from_numpy(transform_observation(data.obs, args.obs_transform))
+    obs = torch.from_numpy(transform_observation(data.obs, args.obs_transform)).to(device)
     if actor is None:  # the input is the transformed observation, action features included
         shortcut = transform_extra_size(args.obs_transform) if args.feature_shortcut else 0
         actor, value = build_networks(obs.shape[1], num_actions, args.net_arch,
                                       args.activation, shortcut)
+    actor, value = actor.to(device), value.to(device)  # the export copies back to the CPU
     legal = torch.from_numpy(np.unpackbits(data.masks, axis=1, count=num_actions).astype(bool))
-    target = torch.from_numpy(data.actions)
-    returns = torch.from_numpy(data.returns)
+    legal = legal.to(device)
+    target = torch.from_numpy(data.actions).to(device)
+    returns = torch.from_numpy(data.returns).to(device)
     params = list(actor.parameters()) + list(value.parameters())
     optim = torch.optim.Adam(params, lr=args.learning_rate)
     steps = args.epochs * -(-len(data) // args.batch_size)
@@ -357,7 +314,7 @@ def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
         order = torch.randperm(len(data), generator=gen)
         total = correct = ce_sum = v_sum = 0.0
         for start in range(0, len(data), args.batch_size):
-            idx = order[start:start + args.batch_size]
+            idx = order[start:start + args.batch_size].to(device)
             logits = actor(obs[idx]).masked_fill(~legal[idx], -1e9)
             ce = torch.nn.functional.cross_entropy(logits, target[idx])
             v_loss = torch.mean((value(obs[idx]).squeeze(1) - returns[idx]) ** 2)
@@ -408,13 +365,13 @@ def save_value(path: Path, value: Any) -> Path:
 # The run
 def evaluation_table(args: BCArgs, policy_path: Path) -> dict[str, Any]:
     """Duplicate-format tournaments of the saved policy against each evaluation opponent."""
-    from loco_envs.train.evaluate import evaluate
+    from loco_envs.train.evaluate import evaluate, resolve_opponent
 
-    opponents = [_resolve(s, args.env_id) for s in args.eval_opponents]
+    opponents = [resolve_opponent(s, args.env_id) for s in args.eval_opponents]
     result = evaluate(policy_path, args.env_id, args.num_players, opponents, args.eval_games,
                       seed=args.seed + 1000, workers=args.eval_workers,
                       options={**args.env_options, "max_decisions": args.max_decisions},
-                      bootstrap=500)
+                      bootstrap=500, threads=args.threads)
     return {
         "games_per_opponent": args.eval_games,
         "format": "tournament runner, seats rotated on each deal (duplicate)",
@@ -436,9 +393,9 @@ def output_path(args: BCArgs) -> Path:
 def run(args: BCArgs, log: Any = print) -> Path:
     """Collect, fit, DAgger, save and evaluate as ``args`` says; return the ``.npz`` path."""
     args.validate()
-    import torch
+    import torch  # noqa: F401 - imported first, so that set_threads reaches its threads
 
-    torch.set_num_threads(args.torch_threads)
+    set_threads(args.threads)  # the fit has the process to itself; collectors set their own
     start = time.perf_counter()
     out = output_path(args)
     args.out = str(out)  # recorded as written: the trainer's init_policy reuses it by its config
@@ -473,35 +430,14 @@ def run(args: BCArgs, log: Any = print) -> Path:
 
 
 def usage() -> str:
-    docs = field_docs(BCArgs)
-    lines = ["usage: python -m train.imitation [CONFIG.yaml] [--key value ...]", "",
-             "Behaviour cloning of a scripted bot into the PPO actor network.", "",
-             "arguments (default):"]
-    for f in dataclasses.fields(BCArgs):
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        lines.append(f"  --{f.name.replace('_', '-'):<20} {docs.get(f.name, '')} "
-                     f"({json.dumps(default)})")
-    return "\n".join(lines)
+    return config_usage(BCArgs, "python -m train.imitation",
+                        "Behaviour cloning of a scripted bot into the PPO actor network.")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if any(a in ("-h", "--help") for a in argv):
-        print(usage())
-        return 0
-    config = argv.pop(0) if argv and not argv[0].startswith("--") else None
-    try:
-        args = load_config(config, BCArgs, parse_overrides(BCArgs, argv))
-        if not args.exp_name:
-            args.exp_name = Path(config).stem if config else "bc"
-        args.validate()
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    os.environ.setdefault("OMP_NUM_THREADS", str(args.torch_threads))
-    # Inherited by the spawned collectors: a student's one-row matrix products ran 1.5x slower
-    # with OpenBLAS's thread pool on the shared 2-core machine (as in train/__main__.py).
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    args, code = command_line(BCArgs, sys.argv[1:] if argv is None else argv, usage)
+    if args is None:
+        return code
     run(args)
     return 0
 

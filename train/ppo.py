@@ -35,19 +35,18 @@ import dataclasses
 import json
 import sys
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-import loco_envs
 from loco_envs.core.files import atomic_write_bytes
+from loco_envs.core.threads import available_cores, set_threads
 from loco_envs.policy import (
     NumpyPolicy,
     check_feature_shortcut,
-    check_transform,
     load_policy,
     save_policy,
     transform_extra_size,
@@ -59,9 +58,10 @@ from loco_envs.train.checkpoints import (
     load_snapshots,
     save_checkpoint,
 )
-from loco_envs.train.config import field_docs, load_config, parse_overrides
+from loco_envs.train.config import SelfPlayArgs, command_line, keyed, parse_command_line
+from loco_envs.train.config import usage as config_usage
 from loco_envs.train.evaluate import EvalResult, evaluate, resolve_opponent
-from loco_envs.train.pool import check_mix, check_sampling
+from loco_envs.train.pool import check_sampling
 from loco_envs.train.warmstart import (
     check_clone_config,
     check_compatible,
@@ -74,85 +74,36 @@ from loco_envs.vector import BACKENDS
 
 
 @dataclass
-class Args:
-    exp_name: str = ""
-    """name of the experiment (default: the config file's name, else 'ppo')"""
-    env_id: str = "loco_v0"
-    """the game: loco_v0, moco_v0, momo_v0 or mampfos_v0"""
-    num_players: int = 2
-    """players per game (the learner holds one seat)"""
-    env_options: dict[str, Any] = field(default_factory=dict)
-    """other env options, e.g. {rounds: 3} for LOCO (not num_players)"""
-    seed: int = 1
-    """seed of everything: torch, the games (each derived from it), the pool, evaluation"""
+class Args(SelfPlayArgs):
+    """The trainer's arguments: the shared keys (:class:`train.config.SelfPlayArgs`) and the
+    keys of this trainer (its vector env, device, schedule, pool sampling, checkpoints)."""
+
+    DEFAULT_NAME: ClassVar[str] = "ppo"
+
     torch_deterministic: bool = True
     """cudnn deterministic mode (CPU training is deterministic anyway)"""
-    torch_threads: int = 1
-    """torch threads in the learner process (shared-memory workers use the other cores)"""
-    total_timesteps: int = 200_000
-    """learner decisions to train on"""
-    num_envs: int = 128
-    """games played side by side (one vector env; every learner step acts in all of them)"""
+    device: str = "auto"
+    """where the network is updated: 'auto' (a GPU when torch sees one), 'cpu' or 'cuda'"""
     backend: str = "serial"
     """vector env backend: 'serial' (all games in the learner's process) or 'shared_memory'"""
     num_workers: int = 0
     """processes stepping the games with the shared_memory backend, this one among them
     (0: one per core)"""
-    num_steps: int = 16
-    """decisions collected per game per update (rollout = num_envs * num_steps)"""
-    learning_rate: float = 3e-4
-    """Adam learning rate"""
     anneal_lr: bool = True
     """decay the learning rate linearly to 0 over the run"""
-    gamma: float = 0.995
-    """discount (rewards come only at the end of a game)"""
-    gae_lambda: float = 0.95
-    """GAE lambda"""
-    batch_size: int = 256
-    """minibatch size of the PPO update"""
-    update_epochs: int = 4
-    """passes over each rollout"""
-    clip_coef: float = 0.2
-    """PPO clipping coefficient"""
-    ent_coef: float = 0.01
-    """entropy bonus"""
-    vf_coef: float = 0.5
-    """value-loss coefficient"""
-    max_grad_norm: float = 0.5
-    """gradient clipping norm"""
     target_kl: float | None = None
     """stop an update's epochs early past this approx KL (null: never)"""
-    net_arch: list[int] = field(default_factory=lambda: [128, 128])
-    """hidden layer sizes of the policy and value networks (separate networks)"""
-    activation: str = "tanh"
-    """hidden activation: tanh or relu"""
-    obs_transform: str = "log1p"
-    """observation transform before the network: log1p (tames counts) or none"""
     feature_shortcut: bool = False
     """the action layer also reads the action features (train/networks.py; needs '+features')"""
-    opponent_mix: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
-    """opponent kinds and weights: agent specs ('random', '<game>/heuristic') and 'snapshot'"""
     opponent_sampling: str = "uniform"
     """how seats are drawn from the mix: 'uniform' (as written), 'pfsp' or 'pfsp-even'
     (prioritised fictitious self-play on the learner's recent score, train.pool)"""
-    snapshot_every: int = 5
-    """updates between frozen snapshots of the learner added to the pool (0: none)"""
-    pool_size: int = 5
-    """newest snapshots kept in the pool"""
-    max_decisions: int = 5000
-    """stop a game after this many decisions of all seats, a draw (env option; 0: never)"""
     eval_every: int = 0
     """updates between evaluations during training (0: only at the end)"""
     eval_games: int = 60
     """games per opponent in a periodic evaluation (a multiple of num_players)"""
-    final_eval_games: int = 400
-    """games per opponent in the final evaluation (0: skip it)"""
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
-    """evaluation opponents: agent specs; 'heuristic' means '<game>/heuristic'"""
     eval_workers: int = 1
     """processes for the final evaluation's games"""
-    eval_bootstrap: int = 500
-    """bootstrap resamples for the evaluation's intervals"""
     checkpoint_every: int = 10
     """updates between checkpoints (0: only the final one)"""
     final_checkpoint: str = ""
@@ -163,98 +114,39 @@ class Args:
     """start from this policy file's actor (and its .value.npz), e.g. train.imitation's output;
     or from the clone an imitation config (.yaml; in a config file, relative to that file) makes,
     made first unless it is already there (train/warmstart.py)"""
-    time_limit_minutes: float = 0.0
-    """stop learning after this many minutes (0: none); the final checkpoint and eval still run"""
     stop_at_decisions: int = 0
     """stop learning once this many decisions are collected (0: at total_timesteps; as with the
     time limit, a rollout cut short is not learned from); the learning rate still anneals over
     total_timesteps, so the decisions of a run a time limit stopped (its provenance) repeat that
     run exactly on any machine"""
-    runs_dir: str = "runs"
-    """where runs are written"""
     progress_bar: bool = True
     """show a progress bar"""
 
-    def validate(self) -> None:
-        """``ValueError`` naming the first key with a bad value."""
-        if self.env_id not in loco_envs.available_envs():
-            raise ValueError(f"config key 'env_id' must be one of {loco_envs.available_envs()}, "
-                             f"got {self.env_id!r}")
-        if "num_players" in self.env_options:
-            raise ValueError("config key 'env_options': give the player count as 'num_players'")
-        try:
-            loco_envs.make(self.env_id, wrapped=False, num_players=self.num_players,
-                           **self.env_options)
-        except ValueError as exc:
-            key = "num_players" if "num_players" in str(exc) else "env_options"
-            raise ValueError(f"config key {key!r}: {exc}") from None
-        positive = ["total_timesteps", "num_envs", "num_steps", "batch_size", "update_epochs",
-                    "pool_size", "eval_games", "torch_threads", "eval_workers"]
-        if "max_decisions" in self.env_options:
-            raise ValueError("config key 'env_options': give the cap as 'max_decisions'")
-        for key in positive:
-            if getattr(self, key) < 1:
-                raise ValueError(f"config key {key!r} must be >= 1, got {getattr(self, key)!r}")
-        for key in ["snapshot_every", "max_decisions", "eval_every", "final_eval_games",
-                    "checkpoint_every", "eval_bootstrap", "seed", "num_workers",
-                    "stop_at_decisions"]:
-            if getattr(self, key) < 0:
-                raise ValueError(f"config key {key!r} must be >= 0, got {getattr(self, key)!r}")
-        if self.time_limit_minutes < 0:
-            raise ValueError(f"config key 'time_limit_minutes' must be >= 0, got "
-                             f"{self.time_limit_minutes!r}")
-        for key in ["learning_rate", "clip_coef", "max_grad_norm"]:
-            if not getattr(self, key) > 0:
-                raise ValueError(f"config key {key!r} must be > 0, got {getattr(self, key)!r}")
-        for key in ["gamma", "gae_lambda"]:
-            if not 0 < getattr(self, key) <= 1:
-                raise ValueError(f"config key {key!r} must be in (0, 1], got "
-                                 f"{getattr(self, key)!r}")
-        for key in ["ent_coef", "vf_coef"]:
-            if getattr(self, key) < 0:
-                raise ValueError(f"config key {key!r} must be >= 0, got {getattr(self, key)!r}")
-        if self.target_kl is not None and not self.target_kl > 0:
-            raise ValueError(f"config key 'target_kl' must be > 0 or null, got {self.target_kl}")
-        if self.batch_size > self.num_envs * self.num_steps:
-            raise ValueError(f"config key 'batch_size' ({self.batch_size}) must be at most "
-                             f"num_envs * num_steps ({self.num_envs * self.num_steps})")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"config key 'backend' must be one of {list(BACKENDS)}, got "
-                             f"{self.backend!r}")
-        if not self.net_arch or any(n < 1 for n in self.net_arch):
-            raise ValueError(f"config key 'net_arch' must list positive layer sizes, got "
-                             f"{self.net_arch!r}")
-        if self.activation not in ("tanh", "relu"):
-            raise ValueError(f"config key 'activation' must be 'tanh' or 'relu', got "
-                             f"{self.activation!r}")
-        try:
-            check_transform(self.obs_transform, self.env_id)
-        except ValueError as exc:
-            raise ValueError(f"config key 'obs_transform' {exc}") from None
-        try:
-            check_feature_shortcut(self.feature_shortcut, self.obs_transform)
-        except ValueError as exc:
-            raise ValueError(f"config key 'feature_shortcut' {exc}") from None
-        check_mix(self.opponent_mix, self.env_id, num_players=self.num_players)
-        check_sampling(self.opponent_sampling)
-        if not self.eval_opponents:
-            raise ValueError("config key 'eval_opponents' must name at least one opponent")
-        from loco_envs import agents
+    def check_own_keys(self) -> None:
+        """``ValueError`` naming the first of this trainer's keys with a bad value."""
+        super().check_own_keys()
+        from loco_envs.train.torch_policy import resolve_device  # torch only when training
 
-        for spec in self.eval_opponents:
-            full = resolve_opponent(spec, self.env_id)
-            if full.startswith("ppo:"):
-                continue
-            try:
-                agents.make(full)
-            except ValueError as exc:
-                raise ValueError(f"config key 'eval_opponents': {exc}") from None
-        for key in ["eval_games", "final_eval_games"]:
-            if getattr(self, key) % self.num_players:
-                raise ValueError(f"config key {key!r} ({getattr(self, key)}) must be a multiple "
-                                 f"of num_players ({self.num_players}): each seat equally often")
+        resolve_device(self.device)
+        self.at_least(1, "eval_games", "eval_workers")
+        self.at_least(0, "num_workers", "eval_every", "checkpoint_every", "stop_at_decisions")
+        self.multiple_of_players("eval_games")
+        self.require("target_kl", self.target_kl is None or self.target_kl > 0, "> 0 or null")
+        self.require("backend", self.backend in BACKENDS, f"one of {list(BACKENDS)}")
+        keyed("feature_shortcut", check_feature_shortcut, self.feature_shortcut,
+              self.obs_transform, predicate=True)
+        check_sampling(self.opponent_sampling)
         if self.resume:
             latest_checkpoint(self.resume)  # ValueError when it is not a whole checkpoint
+        self._check_init_policy()
+
+    def beside_config(self, folder: Path, overrides: Mapping[str, Any]) -> None:
+        """A clone config named in a config file is read beside that file."""
+        if "init_policy" not in overrides and is_clone_config(self.init_policy) and \
+                not Path(self.init_policy).is_absolute():
+            self.init_policy = str(folder / self.init_policy)
+
+    def _check_init_policy(self) -> None:
         if self.init_policy and is_clone_config(self.init_policy):
             check_clone_config(self.init_policy, self.runs_dir, self.env_id, self.env_kwargs,
                                self.net_arch, self.activation, self.obs_transform,
@@ -269,21 +161,9 @@ class Args:
                     f"config key 'init_policy': no policy at {self.init_policy} (a full config's "
                     f"warm start is made first by python -m train.imitation "
                     f"configs/<game>_bc.yaml)")
-            try:
-                check_compatible(self.init_policy, self.env_id, self.env_kwargs, self.net_arch,
-                                 self.activation, self.obs_transform, self.feature_shortcut)
-            except ValueError as exc:
-                raise ValueError(f"config key 'init_policy': {exc}") from None
-
-    @property
-    def env_kwargs(self) -> dict[str, Any]:
-        """The game's options (what a policy file records): env_options and the player count."""
-        return {**self.env_options, "num_players": self.num_players}
-
-    @property
-    def play_options(self) -> dict[str, Any]:
-        """The env options of training and evaluation games: the game's and the cap."""
-        return {**self.env_kwargs, "max_decisions": self.max_decisions or None}
+            keyed("init_policy", check_compatible, self.init_policy, self.env_id,
+                  self.env_kwargs, self.net_arch, self.activation, self.obs_transform,
+                  self.feature_shortcut)
 
 
 def hyperparameter_table(args: Args) -> str:
@@ -338,7 +218,7 @@ def tensorboard_logger(writer: Any):
                 if "tensorboard" in excluded or not isinstance(value, (int, float, np.number)):
                     continue
                 name = _RENAME.get(key, key)
-                if name.split("/")[0] in ("charts", "losses", "eval"):
+                if name.split("/")[0] in ("charts", "losses", "eval", "pool"):
                     if key == "train/entropy_loss":  # SB3 logs minus the entropy
                         value = -value
                     writer.add_scalar(name, float(value), step)
@@ -513,7 +393,8 @@ def _evaluate(args: Args, policy: Path, games: int, workers: int,
     return evaluate(policy, args.env_id, args.num_players, opponents, games,
                     seed=args.seed, options={**args.env_options,
                                              "max_decisions": args.max_decisions or None},
-                    workers=workers, bootstrap=args.eval_bootstrap, out=out)
+                    workers=workers, bootstrap=args.eval_bootstrap, out=out,
+                    threads=args.threads)
 
 
 def _run_dir(args: Args, resume_zip: Path | None) -> Path:
@@ -573,7 +454,12 @@ def train(args: Args) -> TrainResult:
         _, doc = load_policy(checkpoint_files(resume_zip)["policy"])
         warm_record = doc["provenance"].get("config", {}).get("warm_start")
     start = time.perf_counter()  # train_seconds: the clone's time is its own (it logs it)
-    torch.set_num_threads(args.torch_threads)
+    from loco_envs.train.torch_policy import resolve_device
+
+    device = resolve_device(args.device)
+    # the learner is one of the processes stepping the games (shared_memory backend)
+    set_threads(args.threads, (args.num_workers or available_cores())
+                if args.backend == "shared_memory" else 1)
     torch.backends.cudnn.deterministic = args.torch_deterministic
     set_random_seed(args.seed)
     run_dir = _run_dir(args, resume_zip)
@@ -594,7 +480,7 @@ def train(args: Args) -> TrainResult:
     snapshots: list[NumpyPolicy] = []
     updates_done = 0
     if resume_zip is not None:
-        model = MaskablePPO.load(resume_zip, env=venv, device="cpu", **hyper)
+        model = MaskablePPO.load(resume_zip, env=venv, device=device, **hyper)
         model.set_random_seed(args.seed + model.num_timesteps)
         snapshots = load_snapshots(checkpoint_files(resume_zip)["snapshots"])[-args.pool_size:]
         for policy in snapshots:
@@ -603,7 +489,7 @@ def train(args: Args) -> TrainResult:
         print(f"resuming {resume_zip} at {model.num_timesteps} decisions, "
               f"{len(snapshots)} snapshots", file=sys.stderr)
     else:
-        model = MaskablePPO(policy_class, venv, seed=args.seed, device="cpu", verbose=0,
+        model = MaskablePPO(policy_class, venv, seed=args.seed, device=device, verbose=0,
                             policy_kwargs=policy_kwargs, **hyper)
         if init_policy is not None:
             warm_start(model, init_policy)
@@ -646,33 +532,12 @@ def train(args: Args) -> TrainResult:
 # ---------------------------------------------------------------------------------------------
 # Command line
 def usage() -> str:
-    docs = field_docs(Args)
-    lines = ["usage: python -m train [CONFIG.yaml] [--key value ...]", "",
-             "Self-play masked PPO. A YAML config fills the arguments; flags override them",
-             "(values read as YAML: --net-arch '[64, 64]', --anneal-lr false).", "",
-             "arguments (default):"]
-    for f in dataclasses.fields(Args):
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()
-        flag = "--" + f.name.replace("_", "-")
-        lines.append(f"  {flag:<22} {docs.get(f.name, '')} ({json.dumps(default)})")
-    return "\n".join(lines)
+    return config_usage(Args, "python -m train", "Self-play masked PPO (sb3-contrib MaskablePPO).")
 
 
 def parse_args(argv: Sequence[str]) -> Args:
-    """``[CONFIG] [--key value ...]`` -> validated :class:`Args`."""
-    argv = list(argv)
-    config = None
-    if argv and not argv[0].startswith("--"):
-        config = argv.pop(0)
-    overrides = parse_overrides(Args, argv)
-    args = load_config(config, Args, overrides)
-    if config and "init_policy" not in overrides and is_clone_config(args.init_policy) and \
-            not Path(args.init_policy).is_absolute():
-        args.init_policy = str(Path(config).parent / args.init_policy)  # beside the config
-    if not args.exp_name:
-        args.exp_name = Path(config).stem if config else "ppo"
-    args.validate()
-    return args
+    """``[CONFIG] [--key value ...]`` -> validated :class:`Args` (:mod:`train.config`)."""
+    return parse_command_line(Args, argv)
 
 
 def report(result: TrainResult) -> str:
@@ -700,15 +565,9 @@ def report(result: TrainResult) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    if any(a in ("-h", "--help") for a in argv):
-        print(usage())
-        return 0
-    try:
-        args = parse_args(argv)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    args, code = command_line(Args, sys.argv[1:] if argv is None else argv, usage)
+    if args is None:
+        return code
     try:
         result = train(args)
     except (CheckpointError, ValueError) as exc:

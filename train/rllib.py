@@ -44,18 +44,16 @@ Learner decisions are the steps of the ``learner`` module (its seat's moves); th
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 try:
     import torch
@@ -74,8 +72,11 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
 
 import loco_envs
 from loco_envs import agents
+from loco_envs.core.threads import set_threads
 from loco_envs.policy import NumpyPolicy, save_policy
-from loco_envs.train.config import field_docs, from_mapping, parse_overrides
+from loco_envs.train.config import SelfPlayArgs, command_line, parse_command_line
+from loco_envs.train.config import usage as config_usage
+from loco_envs.train.evaluate import resolve_opponent
 from loco_envs.train.torch_policy import mlp, to_numpy_policy
 from loco_envs.wrappers import RLLIB_ACTION_MASK, RLLIB_OBSERVATIONS, RLlibObservations, rename
 
@@ -91,81 +92,43 @@ _TORCH_TRANSFORMS = {"none": lambda x: x, "log1p": torch.log1p}
 # ---------------------------------------------------------------------------------------------
 # Arguments
 @dataclass
-class Args:
-    """Everything a run depends on; a YAML config fills it, ``--key value`` overrides it."""
+class Args(SelfPlayArgs):
+    """Everything a run depends on: the self-play keys every trainer shares
+    (:class:`train.config.SelfPlayArgs`, with this trainer's defaults) and the env runners; a
+    YAML config fills it, ``--key value`` overrides it."""
 
-    exp_name: str = ""
-    """name in the run folder (default: the config file's stem)"""
-    env_id: str = "loco_v0"
-    """the game (``loco_envs.available_envs()``)"""
-    num_players: int = 2
-    """players per game"""
-    env_options: dict[str, Any] = field(default_factory=dict)
-    """other options of ``loco_envs.make``"""
-    seed: int = 1
-    """seeds RLlib (modules, env runners) and, through it, every env's deals and seatings"""
-    total_timesteps: int = 200_000
-    """learner decisions to train on (moves of the learner's seat)"""
-    num_env_runners: int = 1
-    """Ray actors collecting games, one CPU each (0: collect in the driver)"""
     num_envs: int = 8
     """games each env runner steps together"""
     num_steps: int = 256
     """env steps per game per iteration: a train batch is num_envs x num_steps network moves"""
-    learning_rate: float = 3e-4
-    """Adam step size"""
-    gamma: float = 0.995
-    """discount"""
-    gae_lambda: float = 0.95
-    """GAE lambda"""
-    batch_size: int = 256
-    """minibatch size of the PPO epochs"""
-    update_epochs: int = 4
-    """PPO epochs over each train batch"""
-    clip_coef: float = 0.2
-    """PPO ratio clip"""
-    ent_coef: float = 0.01
-    """entropy bonus"""
-    vf_coef: float = 0.5
-    """value-loss weight"""
-    max_grad_norm: float = 0.5
-    """gradient clip (global norm)"""
-    net_arch: list[int] = field(default_factory=lambda: [128, 128])
-    """hidden widths of the actor and of the critic"""
-    activation: str = "tanh"
-    """activation after each hidden layer: tanh or relu"""
-    obs_transform: str = "log1p"
-    """observation transform before the network: none or log1p"""
-    opponent_mix: dict[str, float] = field(default_factory=lambda: {"random": 1.0})
-    """weights of what sits in the other seats: agent specs (bots) and 'snapshot'"""
-    snapshot_every: int = 5
-    """iterations between copies of the learner into the next frozen slot"""
-    pool_size: int = 5
-    """frozen copies of the learner (modules frozen_0 ...)"""
-    max_decisions: int = 5000
-    """env option max_decisions: a game is truncated (reward 0) after this many moves"""
     final_eval_games: int = 200
-    """games per opponent in the final tournament (0: none)"""
-    eval_opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
-    """opponents of the final tournament ('heuristic' is the game's own)"""
-    eval_bootstrap: int = 500
-    """bootstrap resamples of the final ratings"""
-    time_limit_minutes: float = 0.0
-    """stop learning after this wall time (0: no limit); the export and evaluation still run"""
-    runs_dir: str = "runs"
-    """where run folders go"""
-    torch_threads: int = 1
-    """torch threads of the learner (the driver)"""
+    """games per opponent in the final tournament (0: none; a multiple of num_players)"""
+    threads: int | None = None
+    """BLAS and torch threads of the learner, the driver (null: its share of the cores; Ray
+    starts its env runners with one thread each, OMP_NUM_THREADS=1)"""
+    num_env_runners: int = 1
+    """Ray actors collecting games, one CPU each (0: collect in the driver)"""
 
-    def __post_init__(self) -> None:
-        check_args(self)
+    def check_own_keys(self) -> None:
+        """``ValueError`` naming the first of this trainer's keys with a bad value."""
+        super().check_own_keys()
+        self.at_least(0, "num_env_runners")
+        self.require("obs_transform", self.obs_transform in _TORCH_TRANSFORMS,
+                     f"one of {list(_TORCH_TRANSFORMS)} for RLlib (action features are only in "
+                     f"python -m train)")
+
+    def opponent_specs(self) -> dict[str, float]:
+        """The mix with 'heuristic' as the game's own (this trainer reads the shorthand)."""
+        specs: dict[str, float] = {}
+        for spec, weight in self.opponent_mix.items():
+            spec = resolve_opponent(spec, self.env_id)
+            specs[spec] = specs.get(spec, 0.0) + weight
+        return specs
 
     @property
     def env_config(self) -> dict[str, Any]:
         """What every :class:`SeatGameEnv` is built from."""
-        return {"env_id": self.env_id,
-                "env_options": {**self.env_options, "num_players": self.num_players,
-                                "max_decisions": self.max_decisions},
+        return {"env_id": self.env_id, "env_options": self.play_options,
                 "opponent_mix": dict(self.opponent_mix), "pool_size": self.pool_size}
 
     @property
@@ -173,101 +136,25 @@ class Args:
         return [LEARNER] + [f"frozen_{k}" for k in range(self.pool_size)]
 
 
-def check_args(a: Args) -> None:
-    """``ValueError`` naming the config key for a value the run could not use."""
-    if a.env_id not in loco_envs.available_envs():
-        raise ValueError(f"config key 'env_id': {a.env_id!r} is not one of "
-                         f"{loco_envs.available_envs()}")
-    for key in ("num_players", "max_decisions"):
-        if key in a.env_options:
-            raise ValueError(f"config key 'env_options': give {key} as its own key")
-    try:
-        loco_envs.make(a.env_id, wrapped=False, **a.env_config["env_options"])
-    except ValueError as exc:
-        raise ValueError(f"config keys num_players/env_options/max_decisions: {exc}") from None
-    positive = ("total_timesteps", "num_envs", "num_steps", "batch_size", "update_epochs",
-                "snapshot_every", "pool_size", "max_decisions", "torch_threads")
-    for key in positive:
-        if getattr(a, key) < 1:
-            raise ValueError(f"config key {key!r} must be at least 1, got {getattr(a, key)}")
-    for key in ("num_env_runners", "final_eval_games", "eval_bootstrap"):
-        if getattr(a, key) < 0:
-            raise ValueError(f"config key {key!r} must be >= 0, got {getattr(a, key)}")
-    if a.batch_size > a.num_envs * a.num_steps:
-        raise ValueError(f"config key 'batch_size' ({a.batch_size}) is larger than a train "
-                         f"batch (num_envs x num_steps = {a.num_envs * a.num_steps})")
-    if not a.net_arch or min(a.net_arch) < 1:
-        raise ValueError(f"config key 'net_arch' must list positive widths, got {a.net_arch}")
-    if a.activation not in _ACTIVATIONS:
-        raise ValueError(f"config key 'activation' must be one of {list(_ACTIVATIONS)}, "
-                         f"got {a.activation!r}")
-    if a.obs_transform not in _TORCH_TRANSFORMS:
-        raise ValueError(f"config key 'obs_transform' must be one of {list(_TORCH_TRANSFORMS)} "
-                         f"for RLlib (action features are only in python -m train), got "
-                         f"{a.obs_transform!r}")
-    opponent_weights(a.opponent_mix, a.env_id)
-    for spec in a.eval_opponents:
-        agents.make(resolve_spec(spec, a.env_id))
-
-
-def resolve_spec(spec: str, env_id: str) -> str:
-    """``heuristic`` / ``heuristic-strong`` as shorthand for the game's own bot."""
-    game = env_id.removesuffix("_v0")
-    return f"{game}/{spec}" if spec in ("heuristic", "heuristic-strong") else spec
-
-
 def opponent_weights(mix: dict[str, float], env_id: str) -> tuple[list[str], np.ndarray]:
-    """The opponent kinds (bot specs and ``snapshot``) and their probabilities."""
-    if not mix:
-        raise ValueError("config key 'opponent_mix' is empty")
-    kinds, weights = [], []
-    for spec, weight in mix.items():
-        if weight < 0 or not np.isfinite(weight):
-            raise ValueError(f"config key 'opponent_mix.{spec}' must be a weight >= 0, "
-                             f"got {weight}")
-        spec = resolve_spec(spec, env_id)
-        if spec != SNAPSHOT:
-            game = spec.split("/")[0]
-            if "/" in spec and not spec.startswith("ppo:") and f"{game}_v0" != env_id:
-                raise ValueError(f"config key 'opponent_mix': {spec!r} plays {game}, "
-                                 f"not {env_id}")
-            try:
-                agents.make(spec)
-            except ValueError as exc:
-                raise ValueError(f"config key 'opponent_mix': {exc}") from None
-        kinds.append(spec)
-        weights.append(float(weight))
-    total = sum(weights)
-    if total <= 0:
-        raise ValueError("config key 'opponent_mix': the weights add up to 0")
-    return kinds, np.asarray(weights) / total
+    """The opponent kinds (bot specs and ``snapshot``) and their probabilities, from a mix
+    :meth:`Args.validate` accepted."""
+    kinds = [resolve_opponent(spec, env_id) for spec in mix]
+    weights = np.asarray([float(w) for w in mix.values()])
+    return kinds, weights / weights.sum()
 
 
 def load_args(path: str | Path | None, argv: Sequence[str] = ()) -> tuple[Args, list[str]]:
-    """:class:`Args` from a YAML config and ``--key value`` flags; also the config's keys
-    that have no meaning here (the local trainer's ``vec_env``, ``eval_every`` ...).
+    """Validated :class:`Args` from a YAML config (a path or a shipped config's name) and
+    ``--key value`` flags; also the config's keys that have no meaning here (the local
+    trainer's ``backend``, ``eval_every`` ...), left out and listed.
 
     Flags must name a field of :class:`Args`; a config file written for ``python -m train`` may
-    hold more, which are left out and listed.
+    hold more.
     """
-    data: dict[str, Any] = {}
-    if path is not None:
-        path = Path(path)
-        if not path.is_file():
-            raise ValueError(f"config file {path} does not exist")
-        try:
-            loaded = yaml.safe_load(path.read_text()) or {}
-        except yaml.YAMLError as exc:
-            raise ValueError(f"{path}: not valid YAML ({exc})") from None
-        if not isinstance(loaded, dict):
-            raise ValueError(f"{path}: expected a mapping of keys to values")
-        data.update(loaded)
-        data.setdefault("exp_name", path.stem)
-    names = {f.name for f in dataclasses.fields(Args)}
-    unused = sorted(key for key in data if key not in names)
-    data = {key: value for key, value in data.items() if key in names}
-    data.update(parse_overrides(Args, list(argv)))
-    return from_mapping(Args, data, str(path) if path else "config"), unused
+    unused: list[str] = []
+    argv = [str(path), *argv] if path is not None else list(argv)
+    return parse_command_line(Args, argv, unused), unused
 
 
 # ---------------------------------------------------------------------------------------------
@@ -517,7 +404,8 @@ def train(args: Args, address: str | None = None, progress: bool = True) -> Trai
 
     from loco_envs.benchmarks import ray_backend
 
-    torch.set_num_threads(args.torch_threads)
+    args.validate()
+    set_threads(args.threads)
     ray_backend.connect(address)
     run_dir = run_dir_for(args)
     writer = SummaryWriter(str(run_dir))
@@ -542,7 +430,7 @@ def train(args: Args, address: str | None = None, progress: bool = True) -> Trai
             for name, value in _scalars(result).items():
                 writer.add_scalar(name, value, steps)
             writer.add_scalar("charts/learner_decisions_per_s", steps / seconds, steps)
-            if iteration % args.snapshot_every == 0:
+            if args.snapshot_every and iteration % args.snapshot_every == 0:
                 slot = (iteration // args.snapshot_every - 1) % args.pool_size
                 copy_weights(algo, LEARNER, [f"frozen_{slot}"])
         bar.close()
@@ -569,7 +457,7 @@ def final_evaluation(args: Args, policy: Path, run_dir: Path, writer: Any, step:
     """The exported policy against the evaluation opponents, played on the same Ray cluster."""
     from loco_envs.train.evaluate import evaluate
 
-    opponents = [resolve_spec(s, args.env_id) for s in args.eval_opponents]
+    opponents = [resolve_opponent(s, args.env_id) for s in args.eval_opponents]
     result = evaluate(policy, args.env_id, args.num_players, opponents, args.final_eval_games,
                       seed=args.seed, options=args.env_options, bootstrap=args.eval_bootstrap,
                       out=run_dir / "eval", backend="ray")
@@ -580,27 +468,48 @@ def final_evaluation(args: Args, policy: Path, run_dir: Path, writer: Any, step:
 
 # ---------------------------------------------------------------------------------------------
 # Command line
-def build_parser() -> argparse.ArgumentParser:
-    docs = field_docs(Args)
-    p = argparse.ArgumentParser(
-        prog="python -m train.rllib",
-        description="Self-play PPO on Ray RLlib; any config key can be overridden with "
-                    "--key value: " + "; ".join(f"{k}: {v}" for k, v in docs.items()),
-    )
-    p.add_argument("config", type=Path, help="a YAML config, e.g. configs/moco_quick.yaml")
-    p.add_argument("--address", default=None,
-                   help="Ray cluster (HOST:PORT or auto); default: a local Ray on this machine")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return p
+#: The command's own flags, beside the config keys.
+RAY_FLAGS = ["  --address HOST:PORT   the Ray cluster (or auto); default: a local Ray here",
+             "  --no-progress         no progress bar"]
+
+
+def usage() -> str:
+    return config_usage(Args, "python -m train.rllib", "Self-play PPO on Ray RLlib.", RAY_FLAGS)
+
+
+def split_ray_flags(argv: Sequence[str]) -> tuple[str | None, bool, list[str]]:
+    """``--address`` and ``--no-progress`` taken out of ``argv`` (the Ray session's, not the
+    run's: they are no config keys); the address, whether to show progress, the rest."""
+    address, progress, rest = None, True, []
+    tokens = iter(argv)
+    for token in tokens:
+        if token == "--no-progress":
+            progress = False
+        elif token == "--address":
+            address = next(tokens, None)
+            if address is None:
+                raise ValueError("flag --address needs a value")
+        elif token.startswith("--address="):
+            address = token.partition("=")[2]
+        else:
+            rest.append(token)
+    return address, progress, rest
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args_ns, overrides = build_parser().parse_known_args(argv)
     try:
-        args, unused = load_args(args_ns.config, overrides)
-        if unused:
-            print(f"note: not used by train.rllib: {', '.join(unused)}", file=sys.stderr)
-        result = train(args, args_ns.address, progress=not args_ns.no_progress)
+        address, progress, rest = split_ray_flags(sys.argv[1:] if argv is None else argv)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    unused: list[str] = []
+    args, code = command_line(Args, rest, usage, unused)
+    if args is None:
+        return code
+    if unused:
+        print(f"note: not used by train.rllib: {', '.join(unused)}", file=sys.stderr)
+    try:
+        result = train(args, address, progress=progress)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

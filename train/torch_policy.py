@@ -19,10 +19,32 @@ from torch import nn
 
 from loco_envs.policy import NumpyPolicy, expand_shortcut
 
-__all__ = ["from_sb3", "linear_arrays", "mlp", "to_numpy_policy"]
+__all__ = ["DEVICES", "from_sb3", "linear_arrays", "mlp", "resolve_device", "to_numpy_policy"]
+
+#: The values of the trainers' ``device`` key.
+DEVICES = ("auto", "cpu", "cuda")
 
 #: The activation modules a policy file can name (subclasses too: ``train.networks.Tanh``).
 _NAMES: dict[type[nn.Module], str] = {nn.Tanh: "tanh", nn.ReLU: "relu"}
+
+
+def resolve_device(device: str) -> str:
+    """The torch device a trainer's ``device`` key names: ``auto`` is ``cuda`` when torch sees a
+    GPU, else ``cpu``. ``ValueError`` naming 'device' for another value, or for ``cuda`` where
+    torch sees none (a run that asked for the GPU must not quietly take hours on the CPU).
+    Whatever the device, the exported policy is numpy on the CPU (:func:`linear_arrays`)."""
+    if device not in DEVICES:
+        raise ValueError(f"config key 'device' must be one of {list(DEVICES)}, got {device!r}")
+    if device == "cpu":
+        return device
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if device == "cuda":
+        raise ValueError("config key 'device' is 'cuda', but torch sees no GPU "
+                         "(torch.cuda.is_available() is False): use 'auto' or 'cpu'")
+    return "cpu"
 
 
 def mlp(widths: Sequence[int], activation: type[nn.Module]) -> nn.Sequential:

@@ -13,7 +13,6 @@ differential contract) and hand out a raw env with its record and PettingZoo boo
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,6 +28,7 @@ from loco_envs.compiled.kernels import (
     write_decisions,
 )
 from loco_envs.core.registry import raw_env_class
+from loco_envs.core.threads import available_cores
 from loco_envs.vector.batch import Buffers
 
 __all__ = ["CompiledBatch", "compiled_package", "default_threads", "kind_of"]
@@ -59,11 +59,7 @@ def kind_of(bot: Any, kinds: dict[str, int]) -> int:
 
 def default_threads() -> int:
     """The cores this process may use (its CPU affinity), at most numba's thread pool."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, numba.config.NUMBA_NUM_THREADS))
+    return max(1, min(available_cores(), numba.config.NUMBA_NUM_THREADS))
 
 
 class CompiledBatch:

@@ -20,6 +20,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from loco_envs.core.registry import raw_env_class
+from loco_envs.core.threads import set_threads
 from loco_envs.vector.batch import Buffers, GameBatch, buffer_layout, first_seeds
 from loco_envs.vector.compiled import CompiledBatch, compiled_package, default_threads
 
@@ -312,7 +313,7 @@ class VectorGameEnv(VectorEnv):
             for start, stop in zip(bounds[1:-1], bounds[2:], strict=True):
                 self._workers.append(_Worker(ctx, (self._shm.name, self._layout, self.env_id,
                                                    self.options, start, stop, self.bots,
-                                                   autoreset)))
+                                                   autoreset, workers)))
             self._command("ready")
         except BaseException:
             self._closed = True
@@ -483,13 +484,16 @@ def _die_with_parent() -> None:
 
 def _worker(conn: Any, go: Any, done: Any, command: Any, failed: Any, shm_name: str,
             layout: dict, env_id: str, options: dict, start: int, stop: int,
-            bots: Sequence[Any], autoreset: bool) -> None:
+            bots: Sequence[Any], autoreset: bool, processes: int) -> None:
     """A worker's loop: wait for ``go``, run the command, report it ``done``.
 
     An interrupt (Ctrl-C reaches the whole process group) is the parent's to handle: the
-    worker finishes its command, and dies with the parent if the parent dies.
+    worker finishes its command, and dies with the parent if the parent dies. Its BLAS (a
+    ``ppo:`` opponent's forward passes) takes its share of the cores among the ``processes``
+    stepping games, so the workers' thread pools do not spin against each other.
     """
     _die_with_parent()
+    set_threads(None, processes)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     shm = shared_memory.SharedMemory(name=shm_name)
     rows = batch = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,74 @@ def test_bad_files_and_flags(tmp_path: Path, capsys: pytest.CaptureFixture) -> N
     assert "mapping" in capsys.readouterr().err
     assert main(["--help"]) == 0
     assert "--opponent-mix" in capsys.readouterr().out
+
+
+def test_a_shipped_config_loads_by_name_from_any_folder(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from loco_envs.train.config import SHIPPED, shipped_configs
+
+    monkeypatch.chdir(tmp_path)  # no configs/ here: the name alone must find the file
+    assert {"loco_quick", "moco_full", "loco_bc"} <= set(shipped_configs())
+    args = parse_args(["moco_quick", "--seed", "5"])
+    assert (args.env_id, args.seed, args.exp_name) == ("moco_v0", 5, "moco_quick")
+    # A clone config named in a shipped config is found beside it, not in the working folder.
+    args = parse_args(["loco_quick"])
+    assert Path(args.init_policy) == SHIPPED / "loco_quick_bc.yaml"
+    with pytest.raises(ValueError, match="unknown config name 'loco_quik'.*loco_quick"):
+        load_config("loco_quik", Args)
+    with pytest.raises(ValueError, match="does not exist.*moco_quick"):
+        load_config("configs/loco_quick.yaml", Args)  # a path stays a path
+
+
+def _trainer_classes() -> list[type]:
+    from loco_envs.train.imitation import BCArgs
+
+    classes = [Args, BCArgs]
+    try:
+        from loco_envs.train.rllib import Args as RLlibArgs
+    except ImportError:  # the ray extra is not installed
+        return classes
+    return [*classes, RLlibArgs]
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [("env_id", "chess_v0", "'env_id' must be one of"),
+     ("num_players", 11, "'num_players'"),
+     ("env_options", {"num_players": 3}, "'env_options': give num_players as its own key"),
+     ("seed", -1, "'seed' must be >= 0"),
+     ("threads", 0, "'threads'"),
+     ("net_arch", [64, 0], "'net_arch' must be a list of positive layer sizes"),
+     ("activation", "gelu", "'activation' must be 'tanh' or 'relu'"),
+     ("obs_transform", "sqrt", "'obs_transform' must be one of"),
+     ("learning_rate", 0.0, "'learning_rate' must be > 0"),
+     ("opponent_mix", {"random": -1.0}, "'opponent_mix'"),
+     ("eval_opponents", ["nobody"], "'eval_opponents'")])
+def test_the_shared_keys_are_checked_once_for_every_trainer(key: str, value, message: str) -> None:
+    from loco_envs.train.config import BaseArgs
+
+    for cls in _trainer_classes():
+        assert issubclass(cls, BaseArgs)
+        args = cls(env_id="moco_v0", teacher="moco/heuristic") if "teacher" in field_docs(cls) \
+            else cls(env_id="moco_v0")
+        args.validate()  # the defaults pass
+        setattr(args, key, value)
+        with pytest.raises(ValueError, match=message):
+            args.validate()
+
+
+def test_every_trainer_reads_the_same_command_line(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from loco_envs.train.config import parse_command_line
+    from loco_envs.train.imitation import BCArgs
+
+    monkeypatch.chdir(tmp_path)
+    bc = parse_command_line(BCArgs, ["moco_bc", "--games", "10", "--net-arch=[32]"])
+    assert (bc.exp_name, bc.env_id, bc.games, bc.net_arch) == ("moco_bc", "moco_v0", 10, [32])
+    assert parse_command_line(BCArgs, ["--env-id", "moco_v0", "--teacher",
+                                       "moco/heuristic"]).exp_name == "bc"
+    with pytest.raises(ValueError, match="unknown flag --num-envs"):
+        parse_command_line(BCArgs, ["moco_bc", "--num-envs", "4"])
+    for cls in _trainer_classes():
+        docs = field_docs(cls)
+        assert list(docs) == [f.name for f in dataclasses.fields(cls)] and all(docs.values())
