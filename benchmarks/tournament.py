@@ -36,7 +36,7 @@ game ``g`` draws from ``numpy.random.default_rng([deal seed, g, s])``. A tournam
 function of its arguments, whatever ``--workers``.
 
 Speed. A game with a compiled engine (``loco_v0``) is played in batches on it, its scripted bots
-choosing on their compiled twins (:mod:`loco_envs.train.games`), with the records of
+choosing on their compiled twins (:mod:`benchmarks.batched`), with the records of
 :func:`play_game`: the same deals, moves and results, game for game.
 
 Scale-out. ``--backend ray [--address HOST:PORT]`` plays the games on a Ray cluster (a local one
@@ -254,7 +254,7 @@ def play(t: Tournament, workers: int = 1, progress: bool = True,
         ray_backend.play_games({task[3]: task for task in tasks}, _play_task, address, bar,
                                on_records=records.extend)
     elif any(spec.startswith("ppo:") for spec in t.agents) or compiled_package(t.env_id):
-        from loco_envs.train.games import (
+        from loco_envs.benchmarks.batched import (
             play_tasks,  # batched: the compiled engine and bots, one forward pass per ppo: agent
         )
 

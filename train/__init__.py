@@ -7,9 +7,9 @@ module                     its one job
 :mod:`train.selfplay`      ``SelfPlayVecEnv``: the learner's seat in N games, an SB3 ``VecEnv``
 :mod:`train.pool`          ``OpponentPool``: who plays the other seats (bots, frozen snapshots)
 :mod:`train.checkpoints`   checkpoint files (atomic), the newest whole one for ``--resume``
-:mod:`train.games`         scheduled games played batched (evaluation, tournaments with ppo:)
 :mod:`train.evaluate`      win rates and Elo of a policy through the tournament runner
-:mod:`train.config`        YAML config -> dataclass, ``--key value`` overrides, clear errors
+:mod:`train.config`        YAML config or shipped name -> ``BaseArgs`` subclass, ``--key value``
+                           overrides, one validation of the shared keys, clear errors
 =========================  ===================================================================
 
 ``python -m train configs/loco_quick.yaml`` trains; ``agents.make("ppo:<run>/checkpoints/

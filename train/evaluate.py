@@ -8,7 +8,7 @@ tournaments are rated together: Elo (Bradley-Terry) anchored at ``random`` = 100
 took part.
 
 Games are scheduled and recorded by the runner (:mod:`benchmarks.tournament`), which plays a
-line-up with a ``ppo:`` agent through the batched path (:mod:`train.games`: all games in one
+line-up with a ``ppo:`` agent through the batched path (:mod:`benchmarks.batched`: games in one
 vector env, one forward pass per decision round) and the same seeds, so the records are those of
 the game-by-game runner. Their length is capped by the env option ``max_decisions`` (the
 trainer's ``max_decisions``; :data:`DEFAULT_MAX_DECISIONS` on this module's command line): a

@@ -54,7 +54,6 @@ import numpy as np
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.compiled import rng as R
 from loco_envs.core.files import atomic_write_bytes
 from loco_envs.core.threads import set_threads
 from loco_envs.policy import (
@@ -69,6 +68,7 @@ from loco_envs.train.config import BaseArgs, command_line, keyed
 from loco_envs.train.config import usage as config_usage
 from loco_envs.train.pool import SNAPSHOT
 from loco_envs.train.warmstart import value_path
+from loco_envs.vector.play import CALLER, SeatGenerators, bot_actions, play
 
 __all__ = ["BCArgs", "Dataset", "collect", "fit", "main", "output_path", "run"]
 
@@ -172,77 +172,59 @@ class Dataset:
 
 def collect(args: BCArgs, round_index: int, games: Sequence[int],
             student: NumpyPolicy | None = None) -> Dataset:
-    """Play the games numbered ``games`` of round ``round_index`` (see the module docstring)."""
+    """Play the games numbered ``games`` of round ``round_index`` (see the module docstring) on
+    the suite's batched loop, the student seat being the loop's caller."""
     vec = loco_envs.make_vec(args.env_id, len(games), autoreset_mode="Disabled",
                              **{**args.env_kwargs, "max_decisions": args.max_decisions})
     n = vec.num_players
     teacher = agents.make(args.teacher)
     kinds = list(args.opponent_mix)
-    weights = np.array([args.opponent_mix[k] for k in kinds], float)
-    bots = {spec: agents.make(spec) for spec in kinds if spec != TEACHER}
-    bots[TEACHER] = teacher
-    seat_rngs = [np.random.default_rng([args.seed, round_index, g, 1]) for g in games]
-    bot_rngs = [np.random.default_rng([args.seed, round_index, g, 2]) for g in games]
-    lineups, students = [], []
-    for rng in seat_rngs:
-        me = int(rng.integers(n))
-        others = rng.choice(len(kinds), size=n, p=weights / weights.sum())
-        lineups.append([TEACHER if s == me else kinds[int(others[s])] for s in range(n)])
-        students.append(me)
+    players = [teacher if spec == TEACHER else agents.make(spec) for spec in kinds]
+    lineup, students = _lineups(args, round_index, games, kinds, n)
+    generators = SeatGenerators.per_game(
+        [np.random.default_rng([args.seed, round_index, g, 2]) for g in games], n)
     rows: list[tuple[int, np.ndarray, np.ndarray, int]] = []  # (game, obs, mask, action)
-    played_by_student = 0
+    returns = np.zeros(len(games), np.float32)
+
+    def decide(mine: np.ndarray) -> np.ndarray:
+        """The teacher labels every student decision; the student (if any) plays its own."""
+        if student is not None:
+            chosen = student.act_batch(vec.obs[mine], vec.masks[mine],
+                                       generators.generator(int(mine[0]), students[mine[0]]))
+        labels = bot_actions(vec, teacher, mine, generators)
+        for i, label in zip(mine.tolist(), labels.tolist(), strict=True):
+            rows.append((i, vec.obs[i].copy(), np.packbits(vec.masks[i].astype(bool)), label))
+        return labels if student is None else chosen
+
+    def ended(stepped: np.ndarray) -> None:
+        for i in stepped[vec.terminations[stepped]].tolist():
+            returns[i] = vec.rewards[i, students[i]]
+
     vec.reset(seed=[int(np.random.SeedSequence([args.seed, round_index, g]).generate_state(1)[0])
                     for g in games])
-    returns = np.zeros(len(games), np.float32)
     try:
-        while True:
-            live = np.flatnonzero(vec.seats >= 0)
-            if live.size == 0:
-                break
-            actions = np.full(len(games), -1, np.int64)
-            mine = [i for i in live.tolist() if int(vec.seats[i]) == students[i]]
-            if student is not None and mine:
-                chosen = student.act_batch(vec.obs[mine], vec.masks[mine], bot_rngs[mine[0]])
-            labels = _bot_actions(vec, teacher, mine, bot_rngs)
-            for k, i in enumerate(mine):
-                rows.append((i, vec.obs[i].copy(), np.packbits(vec.masks[i].astype(bool)),
-                             labels[k]))
-                actions[i] = int(chosen[k]) if student is not None else labels[k]
-                played_by_student += student is not None
-            waiting = [i for i in live.tolist() if actions[i] < 0]
-            by_bot: dict[str, list[int]] = {}
-            for i in waiting:
-                by_bot.setdefault(lineups[i][int(vec.seats[i])], []).append(i)
-            for spec, games_of_bot in by_bot.items():
-                actions[games_of_bot] = _bot_actions(vec, bots[spec], games_of_bot, bot_rngs)
-            vec.step(actions)
-            for i in np.flatnonzero(vec.terminations).tolist():
-                returns[i] = vec.rewards[i, students[i]]
+        play(vec, lineup, players, generators, decide, ended)
     finally:
         vec.close()
     index = np.array([r[0] for r in rows], np.int64)
     return Dataset(np.stack([r[1] for r in rows]), np.stack([r[2] for r in rows]),
                    np.array([r[3] for r in rows], np.int64), returns[index], len(games),
-                   played_by_student)
+                   len(rows) if student is not None else 0)
 
 
-def _bot_actions(vec: Any, bot: Any, games: list[int],
-                 rngs: Sequence[np.random.Generator]) -> list[int]:
-    """``bot``'s action in each of ``games`` (seat to act), drawing from ``rngs[game]``: on its
-    compiled twin when the engine has one (the generators' states go there and back), else
-    from each game's view."""
-    if not games:
-        return []
-    states = np.zeros((len(games), R.STATE_WORDS), np.uint64)
-    for k, i in enumerate(games):
-        R.from_generator(rngs[i], states[k])
-    chosen = vec.bot_actions(bot, np.array(games, np.int64), states)
-    if chosen is None:
-        return [int(bot.act(vec.view(i, int(vec.seats[i])), vec.masks[i], rngs[i]))
-                for i in games]
-    for k, i in enumerate(games):
-        R.set_generator(rngs[i], states[k])
-    return [int(a) for a in chosen]
+def _lineups(args: BCArgs, round_index: int, games: Sequence[int], kinds: list[str],
+             n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each game's seats (indices into ``kinds``; the student's seat the loop's caller) and
+    student seat, drawn from ``default_rng([seed, round, game, 1])``."""
+    weights = np.array([args.opponent_mix[k] for k in kinds], float)
+    lineup = np.zeros((len(games), n), np.int64)
+    students = np.zeros(len(games), np.int64)
+    for i, g in enumerate(games):
+        rng = np.random.default_rng([args.seed, round_index, g, 1])
+        students[i] = int(rng.integers(n))
+        lineup[i] = rng.choice(len(kinds), size=n, p=weights / weights.sum())
+        lineup[i, students[i]] = CALLER
+    return lineup, students
 
 
 def _collect_task(task: tuple) -> Dataset:

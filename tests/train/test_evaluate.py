@@ -11,9 +11,9 @@ import loco_envs
 from loco_envs import agents
 from loco_envs.benchmarks import ratings as R
 from loco_envs.benchmarks import tournament as T
+from loco_envs.benchmarks.batched import play_tasks
 from loco_envs.policy import NumpyPolicy, save_policy
 from loco_envs.train.evaluate import evaluate, metric_name, resolve_opponent
-from loco_envs.train.games import play_tasks
 
 
 def random_policy_file(tmp_path: Path, env_id: str, players: int) -> str:

@@ -1,18 +1,16 @@
-"""Many scheduled games at once: the batched path of evaluation and of tournaments with ``ppo:``.
+"""Many scheduled games at once: the batched path of tournaments (and so of evaluation).
 
 :func:`play_tasks` plays the runner's game tasks (those of :func:`benchmarks.tournament.play`:
 env id, spec per seat, deal seed, game index, options, record path, cap) in chunks of up to
 :data:`BATCH` games, each chunk in one in-process vector env (autoreset off, every game from
-its own deal seed), the chunks spread over ``workers`` processes. Each decision round, every
-``ppo:`` agent decides for all the games where it is to act in **one forward pass** (its logits
-for all those rows at once); scripted bots act game by game on the seat's view. Randomness
-is the tournament runner's: the agent in seat ``s`` of game ``g`` draws from
-``default_rng([deal seed, g, s])``, and a ``ppo:`` agent draws exactly what its ``act`` would
-(the Gumbel noise of one row), so a record is the one :func:`benchmarks.tournament.play_game`
-gives, whatever the batch (up to the last bits of a batched matrix product). On a game's
-compiled engine (the default of ``make_vec`` where one exists) the scripted bots with a
-compiled twin choose for all their games in one call too (``VectorGameEnv.bot_actions``),
-drawing from the same generators, so the records are those of the Python path.
+its own deal seed) played by the suite's one batched loop (:func:`loco_envs.vector.play.play`),
+the chunks spread over ``workers`` processes. Each decision round, every ``ppo:`` agent decides
+for all the games where it is to act in **one forward pass**; scripted bots with a compiled twin
+choose for all their games in one call on a game's compiled engine, the others game by game on
+the seat's view. Randomness is the tournament runner's: the agent in seat ``s`` of game ``g``
+draws from ``default_rng([deal seed, g, s])`` exactly what its ``act`` would, so a record is the
+one :func:`benchmarks.tournament.play_game` gives, whatever the batch (up to the last bits of a
+batched matrix product).
 
 The match records are the runner's (``benchmarks.ratings``), with the ``max_decisions`` cap of
 the env: a game it truncates is a tie of all seats with ``"capped": true``.
@@ -27,11 +25,9 @@ import numpy as np
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.agents.ppo import PPOBot
-from loco_envs.compiled import rng as R
 from loco_envs.core.threads import check_threads, set_threads
-from loco_envs.policy import gumbel_noise
-from loco_envs.vector.compiled import default_threads
+from loco_envs.vector.compiled import compiled_package, default_threads
+from loco_envs.vector.play import SeatGenerators, play
 
 __all__ = ["BATCH", "play_tasks"]
 
@@ -96,78 +92,35 @@ def _play_batch(env_id: str, games: list[tuple[int, int, Sequence[str]]],
                              **{**options, "num_players": num_players},
                              **_threads_option(env_id, numba.get_num_threads()))
     specs = sorted({spec for _, _, seats in games for spec in seats})
-    bots = {spec: agents.make(spec) for spec in specs}
-    lineups = [[specs.index(spec) for spec in seats] for _, _, seats in games]
-    lineup = np.array(lineups, np.int64)  # game, seat -> spec index
-    rngs = [[np.random.default_rng([seed, g, s]) for s in range(num_players)]
-            for g, seed, _ in games]
-    # the compiled bots' generators: the same ones as arrays, game x seat
-    states = np.zeros((len(games), num_players, R.STATE_WORDS), np.uint64)
-    for i, seat_rngs in enumerate(rngs):
-        for s, rng in enumerate(seat_rngs):
-            R.from_generator(rng, states[i, s])
+    players = [agents.make(spec) for spec in specs]
+    lineup = np.array([[specs.index(spec) for spec in seats] for _, _, seats in games], np.int64)
+    generators = SeatGenerators.per_seat([[np.random.default_rng([seed, g, s])
+                                           for s in range(num_players)] for g, seed, _ in games])
     steps = np.zeros(len(games), np.int64)
     records: list[dict | None] = [None] * len(games)
-    vec.reset(seed=[seed for _, seed, _ in games])
     header = _record_header(env_id, options, num_players)
+
+    def ended(stepped: np.ndarray) -> None:
+        steps[stepped] += 1
+        for i in stepped[vec.terminations[stepped] | vec.truncations[stepped]].tolist():
+            records[i] = _record(vec, i, games[i], int(steps[i]), header)
+            if paths[i] is not None:
+                vec.game_env(i).save_record(paths[i])
+            if on_record is not None:
+                on_record(records[i])
+            if progress is not None:
+                progress.update()
+
+    vec.reset(seed=[seed for _, seed, _ in games])
     try:
-        while True:
-            live = np.flatnonzero(vec.seats >= 0)
-            if live.size == 0:
-                break
-            actions = np.full(len(games), -1, np.int64)
-            seats = vec.seats[live]
-            who = lineup[live, seats]
-            for k in np.unique(who).tolist():
-                mine = live[who == k]
-                bot = bots[specs[k]]
-                if isinstance(bot, PPOBot):
-                    actions[mine] = _ppo_actions(bot, vec, mine, rngs)
-                    continue
-                mine_seats = vec.seats[mine]
-                drawn = states[mine, mine_seats]
-                chosen = vec.bot_actions(bot, mine, drawn)
-                if chosen is not None:
-                    actions[mine] = chosen
-                    states[mine, mine_seats] = drawn
-                else:
-                    for i in mine.tolist():
-                        seat = int(vec.seats[i])
-                        actions[i] = bot.act(vec.view(i, seat), vec.masks[i], rngs[i][seat])
-            vec.step(actions)
-            steps[live] += 1
-            for i in np.flatnonzero(vec.terminations | vec.truncations).tolist():
-                records[i] = _record(vec, i, games[i], int(steps[i]), header)
-                if paths[i] is not None:
-                    vec.game_env(i).save_record(paths[i])
-                if on_record is not None:
-                    on_record(records[i])
-                if progress is not None:
-                    progress.update()
+        play(vec, lineup, players, generators, on_step=ended)
     finally:
         vec.close()
     return [r for r in records if r is not None]
 
 
-def _ppo_actions(bot: PPOBot, vec: Any, games: np.ndarray,
-                 rngs: list[list[np.random.Generator]]) -> np.ndarray:
-    """One forward pass for all ``games``; each row's noise from its own seat's generator."""
-    obs, masks = vec.obs[games], vec.masks[games]
-    if obs.shape[1] != bot.policy.observation_size:
-        raise ValueError(f"{bot.name}: observation of size {obs.shape[1]}, the policy was "
-                         f"trained on size {bot.policy.observation_size}")
-    logits = np.where(masks.astype(bool), bot.policy.logits(obs).astype(np.float64), -np.inf)
-    if bot.temperature:  # Gumbel-max at the bot's temperature (PPOBot); 0 is greedy
-        noise = np.stack([rngs[i][int(vec.seats[i])].random(masks.shape[1])
-                          for i in games.tolist()])
-        logits = logits / bot.temperature + gumbel_noise(noise)
-    return np.argmax(logits, axis=1)
-
-
 def _threads_option(env_id: str, threads: int) -> dict[str, int]:
     """``num_threads`` for ``make_vec`` where the game has a compiled engine."""
-    from loco_envs.vector.compiled import compiled_package
-
     return {"num_threads": min(threads, default_threads())} if compiled_package(env_id) else {}
 
 
