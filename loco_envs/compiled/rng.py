@@ -23,12 +23,14 @@ each function equal to numpy's over many draws.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numba import njit
 
 __all__ = ["STATE_WORDS", "from_generator", "integers", "next_double", "next_uint32",
-           "next_uint64", "random", "seed_state", "seed_state_pair", "set_generator", "shuffle",
-           "to_generator"]
+           "next_uint64", "random", "seat_states", "seed_state", "seed_state_pair", "set_generator",
+           "shuffle", "to_generator"]
 
 #: The words of one generator: state (high, low), increment (high, low), has_uint32, uinteger.
 STATE_WORDS = 6
@@ -253,3 +255,31 @@ def set_generator(rng: np.random.Generator, st: np.ndarray) -> None:
         "state": {"state": (words[0] << 64) | words[1], "inc": (words[2] << 64) | words[3]},
         "has_uint32": words[4], "uinteger": words[5],
     }
+
+
+@njit(cache=True)
+def _seat_states(seeds: np.ndarray, games: np.ndarray, out: np.ndarray) -> None:
+    """:func:`seat_states`: SeedSequence([seed, game, seat]) coerces each to its 32-bit
+    words (:func:`_words`), then seeds PCG64 as :func:`seed_state_pair` does for a pair."""
+    entropy = np.zeros(6, np.uint64)
+    for i in range(seeds.shape[0]):
+        for s in range(out.shape[1]):
+            entropy[:] = 0
+            count = _words(seeds[i], entropy, 0)
+            count = _words(games[i], entropy, count)
+            _seed_from_entropy(entropy, _words(np.uint64(s), entropy, count), out[i, s])
+
+
+def seat_states(seeds: Sequence[int], games: Sequence[int], num_players: int) -> np.ndarray:
+    """``(len(seeds), num_players, 6) uint64``: row ``[i, s]`` is the state words
+    (:func:`from_generator`) of ``default_rng([seeds[i], games[i], s])``,
+    a tournament's generator of seat ``s`` in game ``games[i]`` dealt from ``seeds[i]``; the
+    same words, without a ``Generator`` object a seat. Seeds and game indices: 0 to 2**64-1."""
+    seeds, games = [int(x) for x in seeds], [int(x) for x in games]
+    if len(seeds) != len(games):
+        raise ValueError("seeds and games must be two sequences of the same length")
+    if min(seeds + games, default=0) < 0 or max(seeds + games, default=0) >= 2**64:
+        raise ValueError("seeds and game indices must be in 0..2**64-1")
+    out = np.zeros((len(seeds), num_players, STATE_WORDS), np.uint64)
+    _seat_states(np.array(seeds, np.uint64), np.array(games, np.uint64), out)
+    return out

@@ -18,10 +18,13 @@ from typing import Any
 
 import numba
 import numpy as np
+from numba import njit, prange
 
 from loco_envs.compiled import rng as R
 from loco_envs.compiled.kernels import (
     VectorIO,
+    _step_one,
+    bot_act,
     bot_actions,
     reset_games,
     step_games,
@@ -84,7 +87,7 @@ class CompiledBatch:
         self.autoreset = autoreset
         self.num_threads = num_threads
         self.bot_objects = list(bots)
-        kinds = [self._kind(bot) for bot in self.bot_objects]
+        kinds = [self.twin_kind(bot) for bot in self.bot_objects]
         self.python_bots = [k < 0 for k in kinds]
         b = self.buf = buffers
         n = num_envs
@@ -168,7 +171,7 @@ class CompiledBatch:
                     ) -> np.ndarray | None:
         """``bot``'s actions in games ``rows`` (for their seats to act) from its compiled
         twin, drawing from ``rng_states`` (advanced in place); ``None`` if it has none."""
-        kind = self._kind(bot)
+        kind = self.twin_kind(bot)
         if kind < 0:
             return None
         rows = np.ascontiguousarray(rows, np.int64)
@@ -181,15 +184,62 @@ class CompiledBatch:
         bot_actions(self.state, self.cfg, kind, rows, self.io.masks, rng_states, out)
         return out
 
-    # --- internals --------------------------------------------------------------------------------
-    def _kind(self, bot: Any) -> int:
+    def twin_kind(self, bot: Any) -> int:
         """``bot``'s compiled twin, if it plays exactly like it with these options (a bots
         module's ``exact_twin(cfg, kind)`` may say no: a bot that remembers between calls,
-        shared by many games in Python, has a twin with one memory a game)."""
+        shared by many games in Python, has a twin with one memory a game); -1 if none."""
         kind = kind_of(bot, self.bots_module.KINDS)
         exact = getattr(self.bots_module, "exact_twin", None)
         return kind if kind < 0 or exact is None or exact(self.cfg, kind) else -1
 
+    def play_out(self, kinds: np.ndarray, slots: np.ndarray, words: np.ndarray) -> None:
+        """Play every live game to its end on compiled twins, each game on one thread from
+        start to end (no round of Python between two decisions): seat ``s`` of game ``i`` is
+        twin ``kinds[i, s]`` (:meth:`twin_kind`) drawing from ``words[slots[i, s]]`` (state
+        words of :mod:`loco_envs.compiled.rng`, advanced in place). A game's moves are those
+        of :meth:`bot_actions` and :meth:`step` round by round, game for game, so its
+        generators may be shared by its own seats but by no other game. Needs autoreset off;
+        observations are written where ``observed`` asks (the buffers' flags)."""
+        if self.autoreset:
+            raise ValueError("play_out needs autoreset off (the games would never end)")
+        n, p = self.num_envs, self.buf.rewards.shape[1]
+        kinds = np.ascontiguousarray(kinds, np.int64)
+        slots = np.ascontiguousarray(slots, np.int64)
+        if kinds.shape != (n, p) or slots.shape != (n, p):
+            raise ValueError(f"kinds and slots must be ({n}, {p}) arrays")
+        live = self.io.seats >= 0
+        if (kinds[live] < 0).any():
+            raise ValueError("play_out: a seat of a live game has no compiled twin")
+        if words.dtype != np.uint64 or words.ndim != 2 or words.shape[1] != R.STATE_WORDS:
+            raise ValueError(f"words must be a (K, {R.STATE_WORDS}) uint64 array")
+        if slots.size and (slots.min() < 0 or slots.max() >= words.shape[0]):
+            raise ValueError(f"slots must index words (0..{words.shape[0] - 1})")
+        held = slots[live].ravel()  # each generator in one game at most
+        game = np.repeat(np.flatnonzero(live), p)
+        order = np.lexsort((game, held))
+        held, game = held[order], game[order]
+        shared = (held[1:] == held[:-1]) & (game[1:] != game[:-1])
+        if shared.any():
+            raise ValueError(f"play_out: games {int(game[1:][shared][0])} and "
+                             f"{int(game[:-1][shared][0])} share a generator")
+        self.refresh_lent()
+        self.io.bots[:] = -1
+        numba.set_num_threads(self.num_threads)
+        while True:
+            io = self.io
+            live = np.flatnonzero(io.seats >= 0)
+            if live.size == 0:
+                return
+            if io.decisions[live].max() + 1 >= io.log_actions.shape[1]:
+                self._grow_logs()
+                io = self.io
+            before = int(io.decisions[live].sum())
+            _play_out(self.state, self.cfg, io, kinds, slots, words, self.max_decisions,
+                      self.score_reward)
+            if int(io.decisions[live].sum()) == before:
+                raise RuntimeError("play_out: a compiled twin chose no action (a bot bug)")
+
+    # --- internals --------------------------------------------------------------------------------
     def _grow_logs(self) -> None:
         io = self.io
         size = 2 * io.log_actions.shape[1]
@@ -223,3 +273,28 @@ class CompiledBatch:
             R.from_generator(rng, io.bot_rngs[i])
             io.actions[i] = action
             io.bots[i] = -1
+
+
+@njit(cache=True)
+def _play_game(s, cfg, io: VectorIO, i: int, kinds: np.ndarray, slots: np.ndarray,
+               words: np.ndarray, max_decisions: int, score_reward: bool) -> None:
+    """Game ``i`` played on by its seats' twins until it ends or its move log is full; each
+    decision is the kernels' ``bot_actions`` then ``step_games`` for this game."""
+    width = io.log_actions.shape[1]
+    while io.seats[i] >= 0 and io.decisions[i] + 1 < width:
+        seat = io.seats[i]
+        action = bot_act(s, cfg, kinds[i, seat], i, io.masks[i], words[slots[i, seat]])
+        if action < 0:  # a twin with no move: play_out says so
+            return
+        io.actions[i] = action
+        _step_one(s, cfg, io, i, max_decisions, score_reward, False)
+
+
+@njit(cache=True, parallel=True)
+def _play_out(s, cfg, io: VectorIO, kinds: np.ndarray, slots: np.ndarray, words: np.ndarray,
+              max_decisions: int, score_reward: bool) -> None:
+    """Every live game played on (:meth:`CompiledBatch.play_out`), one game a thread."""
+    for i in prange(io.seats.shape[0]):
+        _play_game(s, cfg, io, i, kinds, slots, words, max_decisions, score_reward)
+
+

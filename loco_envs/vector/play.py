@@ -108,12 +108,14 @@ class SeatGenerators:
         return k
 
 
-def bot_actions(vec: Any, bot: Any, games: Any, generators: SeatGenerators) -> np.ndarray:
+def bot_actions(vec: Any, bot: Any, games: Any, generators: SeatGenerators,
+                twin: bool | None = None) -> np.ndarray:
     """``bot``'s action in each of ``games`` (its seat to act), drawing from the seat's generator:
-    on its compiled twin, all games in one call, where the engine has one; else game by game."""
+    on its compiled twin, all games in one call, where the engine has one; else game by game.
+    ``twin``: whether it has one, if the caller knows (else asked of ``vec``)."""
     games = np.asarray(games, np.int64)
     seats = vec.seats[games]
-    if games.size and _has_twin(vec, bot):
+    if games.size and (_has_twin(vec, bot) if twin is None else twin):
         k = generators.word_slots(games, seats)
         if k is not None:
             drawn = generators.words[k]
@@ -135,6 +137,7 @@ def play(vec: Any, lineup: np.ndarray, players: Any, generators: SeatGenerators,
          on_step: Callable[[np.ndarray], None] | None = None) -> None:
     """Step the games until each is over, or (without ``decide``) until the caller is to act in
     every live game; see the module docstring. ``players[key]`` for each key in ``lineup``."""
+    twins: dict[int, bool] = {}  # whether each bot has a compiled twin, asked once
     while True:
         live = np.flatnonzero(vec.seats >= 0)
         who = lineup[live, vec.seats[live]]
@@ -144,15 +147,17 @@ def play(vec: Any, lineup: np.ndarray, players: Any, generators: SeatGenerators,
         mine = live[who == CALLER]
         if decide is not None and mine.size:
             actions[mine] = decide(mine)
-        _players_act(vec, live, who, players, generators, actions)
+        _players_act(vec, live, who, players, generators, actions, twins)
         vec.step(actions)
         if on_step is not None:
             on_step(live if decide is not None else live[who != CALLER])
 
 
 def _players_act(vec: Any, live: np.ndarray, who: np.ndarray, players: Any,
-                 generators: SeatGenerators, actions: np.ndarray) -> None:
-    """Every player's actions in its games this round, into ``actions``."""
+                 generators: SeatGenerators, actions: np.ndarray,
+                 twins: dict[int, bool]) -> None:
+    """Every player's actions in its games this round, into ``actions`` (``twins``: the
+    bots' compiled twins found so far, by key)."""
     policies = []
     for key in np.unique(who[who != CALLER]).tolist():
         games = live[who == key]
@@ -160,7 +165,9 @@ def _players_act(vec: Any, live: np.ndarray, who: np.ndarray, players: Any,
         if isinstance(player, PolicySeat):
             policies.append((player, games))
         else:
-            actions[games] = bot_actions(vec, player, games, generators)
+            if key not in twins:
+                twins[key] = _has_twin(vec, player)
+            actions[games] = bot_actions(vec, player, games, generators, twins[key])
     if policies:
         _policy_actions(vec, policies, generators, actions)
 
