@@ -3,9 +3,13 @@
 numba compiles a function at its first call and keeps the machine code on disk
 (``loco_envs.compiled._cache_dir``), so only the first process after an install or a change of
 the engines' sources pays the compile time. This runs each engine's kernels once (a vector env
-with every compiled bot, a step, its per-action features) and prints the seconds each took:
-the compile time, or the time to load it from the cache. ``make test`` runs it before the test
-workers start, so that they load the engines instead of all compiling them at once.
+with every compiled bot, a step, its per-action features, two tournament games played whole)
+and prints the seconds each took: the compile time, or the time to load it from the cache;
+then one tiny ISMCTS search
+(``<game>/ismcts``, :mod:`loco_envs.compiled.ismcts`), whose kernel is compiled per game (its
+playouts run that game's engine and bots), and prints its seconds apart. ``make test`` runs it
+before the test workers start, so that they (and ``benchmarks.check`` after them) load the
+engines and the search kernels instead of all compiling them at once.
 """
 
 from __future__ import annotations
@@ -42,6 +46,26 @@ def warm(env_id: str) -> float:
     for features in ACTION_FEATURES.values():
         if features.env_id == env_id:
             features.compute(vec.obs)
+    from loco_envs.benchmarks import tournament as T  # whole games in one call (play_out)
+
+    game_name = env_id.removesuffix("_v0")
+    T.play(T.Tournament(env_id, 2, ("random", f"{game_name}/heuristic"), 2, 0), progress=False)
+    return time.perf_counter() - start
+
+
+def warm_search(env_id: str) -> float:
+    """One two-iteration ISMCTS decision in ``env_id`` (its search kernel compiled or loaded);
+    the seconds it took."""
+    start = time.perf_counter()
+    game_name = env_id.removesuffix("_v0")
+    bot = agents.make(f"{game_name}/ismcts:iterations=2")
+    env = loco_envs.make(env_id, wrapped=False)
+    env.reset(seed=0)
+    game, rng = env.game, np.random.default_rng(0)
+    while game.legal_mask().sum() < 2:  # a decision with one legal action is not searched
+        game.apply(int(np.flatnonzero(game.legal_mask())[0]))
+    seat = game.current_seat
+    bot.act(game.view(seat), game.legal_mask(), rng)
     return time.perf_counter() - start
 
 
@@ -54,7 +78,8 @@ def main(argv: list[str] | None = None) -> None:
     if unknown:
         parser.error(f"no compiled engine for {unknown}; compiled: {list(ENGINES)}")
     for env_id in args.envs:
-        print(f"{env_id}: {warm(env_id):.1f} s", flush=True)
+        engine = warm(env_id)
+        print(f"{env_id}: {engine:.1f} s, ISMCTS {warm_search(env_id):.1f} s", flush=True)
 
 
 if __name__ == "__main__":

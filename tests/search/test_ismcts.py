@@ -105,3 +105,38 @@ def test_compiled_evaluation_is_the_python_one(case):
         state_module.write_game(batch, 0, game)
         compiled.evaluate(batch, cfg, 0, out)
         assert out.tolist() == pytest.approx(search.evaluate(game))
+
+
+def _decision(env_id: str, n: int):
+    """A game at its first decision with two or more legal actions."""
+    env = loco_envs.make(env_id, wrapped=False, num_players=n)
+    env.reset(seed=0)
+    game = env.game
+    while game.legal_mask().sum() < 2:
+        game.apply(int(np.flatnonzero(game.legal_mask())[0]))
+    return game
+
+
+@pytest.mark.parametrize("env_id,n", GAMES)
+@pytest.mark.parametrize("with_game", [False, True], ids=["from-view", "game-set"])
+def test_ismcts_view_of_a_seat_out_of_range_is_a_value_error(env_id, n, with_game):
+    """A view whose seat is not one of the game's is refused, naming the seat, whether the bot
+    rebuilds the game from the view or was handed the game."""
+    import dataclasses
+
+    game = _decision(env_id, n)
+    bot = agents.make(f"{env_id[:-3]}/ismcts:iterations=2")
+    if with_game:
+        bot.game = game
+    for seat in (n, -1):
+        view = dataclasses.replace(game.view(game.current_seat), seat=seat)
+        with pytest.raises(ValueError, match=f"seat {seat}"):
+            bot.act(view, game.legal_mask(), np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("env_id", ["loco_v0", "mampfos_v0"])
+def test_warm_search_runs_one_search(env_id):
+    """``python -m loco_envs.compiled`` warms the ISMCTS kernel of each game with one search."""
+    from loco_envs.compiled.__main__ import warm_search
+
+    assert warm_search(env_id) >= 0.0
