@@ -913,6 +913,8 @@ class LocoGame(Game):
 
     # ------------------------------------------------------------------ views and text
     def view(self, seat: int) -> LocoView:
+        if not 0 <= seat < self.num_players:
+            raise ValueError(f"seat {seat} out of range 0..{self.num_players - 1}")
         caller, announced = self.contre_queue[0] if self.phase == CONTRE else (-1, False)
         discard_counts = self.discard_counts.tolist()
         phase, actor = self.visible_decision(seat)

@@ -118,3 +118,10 @@ def test_L41_a_slap_window_asks_only_holders_of_the_top_card():
     state["draw_pile"].remove("r3")
     env.reset(seed=0, options={"state": state})
     assert env.game.legal_mask().any()
+
+
+@pytest.mark.parametrize("seat", [-1, 2, 10])
+def test_a_view_of_a_seat_out_of_range_is_a_value_error_naming_it(seat):
+    game = raw().game
+    with pytest.raises(ValueError, match=f"seat {seat} out of range"):
+        game.view(seat)
