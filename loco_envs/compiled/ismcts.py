@@ -36,7 +36,7 @@ from numba.extending import overload
 from loco_envs.compiled import rng as R
 from loco_envs.compiled.kernels import bot_act, legal_mask, play
 
-__all__ = ["Tree", "evaluate", "grow", "new_tree", "rank_rewards", "reset_tree", "search"]
+__all__ = ["Tree", "evaluate", "grow", "new_tree", "reset_tree", "search"]
 
 
 class Tree(NamedTuple):
@@ -101,20 +101,6 @@ def _evaluate(s, cfg, i, out):
     package = s.instance_class.__module__.rsplit(".", 1)[0]
     fn = importlib.import_module(f"{package}.search").evaluate
     return lambda s, cfg, i, out: fn(s, cfg, i, out)
-
-
-@njit(cache=True)
-def rank_rewards(ranks: np.ndarray, out: np.ndarray) -> None:
-    """``shared/API.md``'s rank reward from ranks (0 best): (beaten - beaten by) / (n - 1)."""
-    n = ranks.shape[0]
-    for seat in range(n):
-        beaten = 0
-        for other in range(n):
-            if ranks[other] > ranks[seat]:
-                beaten += 1
-            elif ranks[other] < ranks[seat]:
-                beaten -= 1
-        out[seat] = beaten / (n - 1) if n > 1 else 0.0
 
 
 # --- the kernel ----------------------------------------------------------------------------------

@@ -22,7 +22,8 @@ from numba.extending import overload
 
 from loco_envs.compiled import rng as R
 
-__all__ = ["SEED_HIGH", "VectorIO", "bot_actions", "reset_games", "step_games", "write_decisions"]
+__all__ = ["SEED_HIGH", "VectorIO", "bot_actions", "rank_rewards", "reset_games", "step_games",
+           "write_decisions"]
 
 #: Largest episode seed (as :data:`loco_envs.vector.batch.SEED_HIGH`).
 SEED_HIGH = 2**31 - 1
@@ -137,7 +138,7 @@ def _bot_act(s, cfg, kind, i, mask, rng_state):
 
 # --- the kernels ---------------------------------------------------------------------------------
 @njit(cache=True)
-def _rank_rewards(ranks: np.ndarray, out: np.ndarray) -> None:
+def rank_rewards(ranks: np.ndarray, out: np.ndarray) -> None:
     """``loco_envs.core.rewards.rank_rewards``: (beaten - beaten by) / (n - 1)."""
     n = ranks.shape[0]
     for seat in range(n):
@@ -184,7 +185,7 @@ def _finish(s, cfg, io: VectorIO, i: int, score_reward: bool) -> None:
     if score_reward or n == 1:
         _score_rewards(scores, values)
     else:
-        _rank_rewards(ranks, values)
+        rank_rewards(ranks, values)
     io.rewards[i] = values
 
 

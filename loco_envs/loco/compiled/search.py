@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from loco_envs.compiled.ismcts import rank_rewards
+from loco_envs.compiled.kernels import rank_rewards
 from loco_envs.loco import cards as C
 from loco_envs.loco.compiled.engine import final_ranks
 
