@@ -53,7 +53,7 @@ def save_checkpoint(path: str | Path, model: Any, policy: NumpyPolicy,
                     snapshots: Sequence[NumpyPolicy], meta: dict[str, Any]) -> Path:
     """Write the checkpoint ``path`` (see the module docstring); return the zip's path.
 
-    ``meta`` is :func:`agents.ppo.save_policy`'s (``env_id``, ``env_options``, provenance).
+    ``meta`` is :func:`loco_envs.policy.save_policy`'s (``env_id``, ``env_options``, provenance).
     """
     files = checkpoint_files(path)
     try:

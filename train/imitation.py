@@ -26,8 +26,8 @@ How.
    moves (sampling from its masked softmax) while the teacher still labels every one; add these
    decisions to the data and fit again. The student then learns what the teacher would do in
    the positions its own mistakes lead to, not only in the teacher's.
-4. *Save* the actor with :func:`agents.ppo.save_policy` (``<out>.npz`` + ``.json``, numpy only,
-   the config, seed, decisions and evaluation table as provenance) and the value network as
+4. *Save* the actor with :func:`loco_envs.policy.save_policy` (``<out>.npz`` + ``.json``, numpy
+   only, the config, seed, decisions and evaluation table as provenance) and the value network as
    ``<out>.value.npz``; then evaluate it through the tournament runner (seats rotated on every
    deal: the duplicate format) against ``eval_opponents``.
 

@@ -35,7 +35,7 @@ env option ``max_decisions`` (LOCO games can stall) is truncated with reward 0.
 The network (:class:`MaskedActorCritic`) is the local trainer's: an MLP actor (hidden layers with
 one activation, then the action layer) on the transformed observation, masked logits
 (illegal actions at the float minimum), and a separate MLP critic. The actor has exactly the
-layout of :class:`agents.ppo.NumpyPolicy`, so the export is the weights themselves
+layout of :class:`loco_envs.policy.NumpyPolicy`, so the export is the weights themselves
 (:func:`export_policy`); a test checks that the exported policy gives the module's logits.
 
 Learner decisions are the steps of the ``learner`` module (its seat's moves); the run stops at
@@ -264,7 +264,7 @@ class SeatGameEnv(MultiAgentEnv):
 class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
     """MLP actor with masked logits and a separate MLP critic, on ``{"observations",
     "action_mask"}`` observations; ``model_config``: ``net_arch``, ``activation``,
-    ``obs_transform``. The actor is :class:`agents.ppo.NumpyPolicy`'s layout."""
+    ``obs_transform``. The actor is :class:`loco_envs.policy.NumpyPolicy`'s layout."""
 
     def setup(self) -> None:
         config = self.model_config
