@@ -20,11 +20,14 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
+from loco_envs.compiled import no_refcount
 from loco_envs.compiled import rng as R
 
 __all__ = ["SEED_HIGH", "VectorIO", "bot_actions", "rank_rewards", "reset_games", "step_games",
            "write_decisions"]
 
+#: The random bot's kind in every game's ``bots`` module (``agents.RandomBot``).
+RANDOM = 0
 #: Largest episode seed (as :data:`loco_envs.vector.batch.SEED_HIGH`).
 SEED_HIGH = 2**31 - 1
 
@@ -189,7 +192,7 @@ def _finish(s, cfg, io: VectorIO, i: int, score_reward: bool) -> None:
     io.rewards[i] = values
 
 
-@njit(cache=True)
+@no_refcount
 def _write(s, cfg, io: VectorIO, i: int, fresh: bool) -> None:
     """Game ``i``'s seat to act, its observation (if observed, or at a first decision) and
     mask; a finished game (autoreset off) gets seat -1 and an empty mask."""
@@ -225,46 +228,111 @@ def reset_games(s, cfg, io: VectorIO, seeds: np.ndarray) -> None:
         _start(s, cfg, io, i, seeds[i])
 
 
-@njit(cache=True)
-def _step_one(s, cfg, io: VectorIO, i: int, max_decisions: int, score_reward: bool,
-              autoreset: bool) -> None:
-    io.rewards[i] = 0
-    io.terminations[i] = False
-    io.truncations[i] = False
-    k = io.bots[i]
-    action = io.actions[i] if k < 0 else bot_act(s, cfg, io.bot_kinds[k], i, io.masks[i],
-                                                 io.bot_rngs[i])
-    if action < 0:
-        return
+@no_refcount
+def _decide(s, cfg, io: VectorIO, i: int, action: int, max_decisions: int) -> bool:
+    """Game ``i`` takes ``action`` (logged) and writes its next decision, unless the game is
+    over or at the cap: then it returns True and :func:`_end` takes over."""
     done = io.decisions[i]
     io.log_seats[i, done] = s.actor[i]
     io.log_actions[i, done] = action
     io.decisions[i] = done + 1
     play(s, cfg, i, action)
-    if not (s.terminal[i] or 0 < max_decisions <= done + 1):  # _write, spelt out: a call
-        seat = np.int64(s.actor[i])  # passing the state costs as much as a decision's rules
-        io.seats[i] = seat
-        if io.observed[i, seat]:
-            encode(s, cfg, i, seat, io.obs[i])
-        legal_mask(s, cfg, i, io.masks[i])
-        return
+    if s.terminal[i] or 0 < max_decisions <= done + 1:
+        return True
+    seat = np.int64(s.actor[i])
+    io.seats[i] = seat
+    if io.observed[i, seat]:
+        encode(s, cfg, i, seat, io.obs[i])
+    legal_mask(s, cfg, i, io.masks[i])
+    return False
+
+
+@njit(cache=True)
+def _end(s, cfg, io: VectorIO, i: int, score_reward: bool, autoreset: bool) -> None:
+    """Game ``i`` ended or reached the cap: its results, then its next episode (autoreset)
+    or seat -1 until the next reset (a truncated game too)."""
     _finish(s, cfg, io, i, score_reward)
     if autoreset:
         _start(s, cfg, io, i, R.integers(io.vec_rngs[i], SEED_HIGH))
-    else:  # over for the env (a truncated game too): seat -1 until the next reset
+    else:
         io.seats[i] = -1
         io.masks[i] = 0
+
+
+@njit(cache=True, inline="always")
+def _own_move(io: VectorIO, i: int, scripted: int) -> int:
+    """Game ``i``'s move, unless a scripted bot's: the caller's action, or the random bot's
+    (kind :data:`RANDOM` in every game; it reads the mask only); ``scripted`` if neither."""
+    k = io.bots[i]
+    if k < 0:
+        return io.actions[i]
+    if io.bot_kinds[k] == RANDOM:
+        return R.random_legal(io.masks[i], io.bot_rngs[i])
+    return scripted
+
+
+@njit(cache=True, inline="always")
+def _clear(io: VectorIO, i: int) -> None:
+    io.rewards[i] = 0
+    io.terminations[i] = False
+    io.truncations[i] = False
+
+
+@njit(cache=True, inline="always")
+def _step_one(s, cfg, io: VectorIO, i: int, max_decisions: int, score_reward: bool,
+              autoreset: bool) -> None:
+    """One decision of game ``i``: the caller's action or its bot's."""
+    _clear(io, i)
+    action = _own_move(io, i, -2)
+    if action == -2:
+        action = bot_act(s, cfg, io.bot_kinds[io.bots[i]], i, io.masks[i], io.bot_rngs[i])
+    if action >= 0 and _decide(s, cfg, io, i, action, max_decisions):
+        _end(s, cfg, io, i, score_reward, autoreset)
+
+
+@no_refcount
+def _decide_rows(s, cfg, io: VectorIO, lo: int, hi: int, moves: np.ndarray,
+                 max_decisions: int, ended: np.ndarray) -> None:
+    """:func:`_step_one` for games ``lo`` to ``hi``, up to the end of a game: ``moves``
+    holds the scripted bots' moves (-2 for the others), ``ended`` is set where a game ended.
+    One call for many games, so the state is passed once for them all."""
+    for i in range(lo, hi):
+        _clear(io, i)
+        action = _own_move(io, i, moves[i - lo])
+        ended[i - lo] = action >= 0 and _decide(s, cfg, io, i, action, max_decisions)
+
+
+#: Games a thread steps in one call of :func:`_decide_rows`.
+CHUNK = 64
 
 
 @njit(cache=True, parallel=True)
 def step_games(s, cfg, io: VectorIO, max_decisions: int, score_reward: bool,
                autoreset: bool) -> None:
-    """One decision in every game whose ``actions`` (or ``bots``) entry asks for one."""
-    for i in prange(io.actions.shape[0]):
-        _step_one(s, cfg, io, i, max_decisions, score_reward, autoreset)
+    """One decision in every game whose ``actions`` (or ``bots``) entry asks for one.
+
+    Games go in chunks of :data:`CHUNK`: the scripted bots' moves (they allocate, so they
+    count references), then every decision without reference counting
+    (:func:`_decide_rows`), then the ends of the games that ended. A chunk's games are
+    independent, so the result is that of :func:`_step_one` game by game, on any threads.
+    """
+    n = io.actions.shape[0]
+    for c in prange((n + CHUNK - 1) // CHUNK):
+        lo, hi = c * CHUNK, min(n, (c + 1) * CHUNK)
+        moves = np.full(hi - lo, -2, np.int64)
+        for i in range(lo, hi):
+            k = io.bots[i]
+            if k >= 0 and io.bot_kinds[k] != RANDOM:
+                moves[i - lo] = bot_act(s, cfg, io.bot_kinds[k], i, io.masks[i],
+                                        io.bot_rngs[i])
+        ended = np.zeros(hi - lo, np.bool_)
+        _decide_rows(s, cfg, io, lo, hi, moves, max_decisions, ended)
+        for i in range(lo, hi):
+            if ended[i - lo]:
+                _end(s, cfg, io, i, score_reward, autoreset)
 
 
-@njit(cache=True)
+@no_refcount
 def write_decisions(s, cfg, io: VectorIO, rows: np.ndarray) -> None:
     """Rewrite the seat, observation and mask of ``rows`` (games changed from outside)."""
     for k in range(rows.shape[0]):

@@ -29,8 +29,8 @@ import numpy as np
 from numba import njit
 
 __all__ = ["STATE_WORDS", "from_generator", "integers", "next_double", "next_uint32",
-           "next_uint64", "random", "seat_states", "seed_state", "seed_state_pair", "set_generator",
-           "shuffle", "to_generator"]
+           "next_uint64", "random", "random_legal", "seat_states", "seed_state",
+           "seed_state_pair", "set_generator", "shuffle", "to_generator"]
 
 #: The words of one generator: state (high, low), increment (high, low), has_uint32, uinteger.
 STATE_WORDS = 6
@@ -120,6 +120,26 @@ def integers(st: np.ndarray, n: int) -> int:
             m = next_uint32(st) * excl
             leftover = m & _MASK32
     return np.int64(m >> np.uint64(32))
+
+
+@njit(cache=True)
+def random_legal(mask: np.ndarray, st: np.ndarray) -> int:
+    """``agents.RandomBot``'s move: ``legal[Generator.integers(legal.size)]`` with ``legal``
+    the nonzero entries of ``mask``; -1, drawing nothing, when none is (the Python bot raises).
+    Every game's random bot is this draw. ``st`` must be a seeded state: on an all-zero array
+    the bounded draw never ends."""
+    count = 0
+    for a in range(mask.shape[0]):
+        count += mask[a] != 0
+    if count == 0:
+        return -1
+    k = integers(st, count)
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if k == 0:
+                return a
+            k -= 1
+    return -1
 
 
 @njit(cache=True)

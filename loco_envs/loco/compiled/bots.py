@@ -40,6 +40,7 @@ from math import comb
 import numpy as np
 from numba import njit, prange
 
+from loco_envs.compiled import no_refcount
 from loco_envs.compiled import rng as R
 from loco_envs.loco import actions as A
 from loco_envs.loco import cards as C
@@ -472,23 +473,11 @@ def _scripted(s, cfg, i: int, mask: np.ndarray, strong: bool) -> int:
 
 
 # --- the bots ------------------------------------------------------------------------------------
-@njit(cache=True)
+@no_refcount
 def random(s, cfg, i: int, mask: np.ndarray, rng_state: np.ndarray) -> int:
-    """``agents.RandomBot``: ``legal[rng.integers(legal.size)]`` (-1, no draw, for an empty
-    mask, where the Python bot raises)."""
-    size = 0
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            size += 1
-    if size == 0:
-        return -1
-    k = R.integers(rng_state, size)
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
+    """``agents.RandomBot``: :func:`loco_envs.compiled.rng.random_legal`, the draw every
+    game's random bot makes."""
+    return R.random_legal(mask, rng_state)
 
 
 @njit(cache=True)

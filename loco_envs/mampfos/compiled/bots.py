@@ -28,6 +28,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from loco_envs.compiled import no_refcount
 from loco_envs.compiled import rng as R
 from loco_envs.mampfos.compiled.engine import (
     BISCUITS,
@@ -53,23 +54,11 @@ KINDS = {"random": RANDOM, "mampfos/heuristic": HEURISTIC}
 _COMB = np.array([[math.comb(o, k) for k in range(5)] for o in range(5)], np.float64)
 
 
-@njit(cache=True)
+@no_refcount
 def random(s, cfg, i, mask, rng_state):
-    """``RandomBot.act``: ``legal[rng.integers(legal.size)]`` (-1, no draw, for an empty
-    mask, where the Python bot raises)."""
-    count = 0
-    for a in range(NUM_ACTIONS):
-        if mask[a]:
-            count += 1
-    if count == 0:
-        return -1
-    k = R.integers(rng_state, count)
-    for a in range(NUM_ACTIONS):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
+    """``agents.RandomBot``: :func:`loco_envs.compiled.rng.random_legal`, the draw every
+    game's random bot makes."""
+    return R.random_legal(mask, rng_state)
 
 
 @njit(cache=True)

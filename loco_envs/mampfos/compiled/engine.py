@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from loco_envs.compiled import no_refcount
 from loco_envs.compiled import rng as R
 from loco_envs.mampfos import actions as codec
 from loco_envs.mampfos import components as K
@@ -51,14 +52,14 @@ DECK_IDS = np.array([sorted(K.CARD_ID[c] for c in K.DECK[letter]) for letter in 
 
 
 # --- transitions (MampfosGame's private methods) ----------------------------------------------
-@njit(cache=True)
+@no_refcount
 def _clear_news(s, i, seat):
     """A decision marks what the seat has seen; what follows it is news again (P-31)."""
     s.fed_since[i, seat, :] = 0
     s.share_new[i, seat] = False
 
 
-@njit(cache=True)
+@no_refcount
 def _feed_one(s, i, donkey, colour):
     """P-11: one biscuit from the supply into ``donkey``, announced to every seat."""
     s.supply[i, colour] -= 1
@@ -69,7 +70,7 @@ def _feed_one(s, i, donkey, colour):
         s.fed_since[i, seat, k] += 1
 
 
-@njit(cache=True)
+@no_refcount
 def _move(s, i, donkey, steps):
     """P-11: move clockwise; a move ending on a donkey goes on to the next free space."""
     pos = (s.positions[i, donkey] + steps) % PATH_LENGTH
@@ -84,7 +85,7 @@ def _move(s, i, donkey, steps):
     s.positions[i, donkey] = pos
 
 
-@njit(cache=True)
+@no_refcount
 def _start_wheels(s, i):
     """P-12: every seat sets its millwheel, asked from the active seat clockwise."""
     s.phase[i] = PH_WHEEL
@@ -93,7 +94,7 @@ def _start_wheels(s, i):
     s.actor[i] = s.active[i]
 
 
-@njit(cache=True)
+@no_refcount
 def _start_feed(s, i):
     """P-11: begin feeding ``s.donkey[i]``; True when it needed no decision (the supply holds
     the card's number or fewer: all of it is fed, then the donkey moves)."""
@@ -116,7 +117,7 @@ def _start_feed(s, i):
     return True
 
 
-@njit(cache=True)
+@no_refcount
 def _draw(s, i):
     """P-04/P-10 chance: a random card of the top letter (each letter stack is shuffled):
     ``stack.pop(rng.integers(len(stack)))`` of the first non-empty letter."""
@@ -133,7 +134,7 @@ def _draw(s, i):
     return np.int64(-1)  # unreachable from a valid state: the end card comes first (P-04)
 
 
-@njit(cache=True)
+@no_refcount
 def _finish(s, i):
     """P-20: the game is over."""
     s.phase[i] = PH_OVER
@@ -143,7 +144,7 @@ def _finish(s, i):
     s.donkey[i] = -1
 
 
-@njit(cache=True)
+@no_refcount
 def _flip_until_decision(s, i, advance):
     """P-10: the next seat turns over the top card; cards needing no decision are carried out
     at once. ``advance=False`` (the first turn) keeps the active seat."""
@@ -178,7 +179,7 @@ def _flip_until_decision(s, i, advance):
             return
 
 
-@njit(cache=True)
+@no_refcount
 def _share_out(s, i):
     """P-12's share-out of ``s.donkey[i]``'s belly by ``s.wheels[i]``: the gains go into
     ``share_gains``, what goes back into ``share_back``."""
@@ -203,7 +204,7 @@ def _share_out(s, i):
         s.share_back[i, colour] = out - each * p
 
 
-@njit(cache=True)
+@no_refcount
 def _resolve_droppings(s, i):
     """P-12: empty the donkey, reveal the millwheels, share out, put the rest back; then the
     next card (P-10), or P-13's next donkey, or the end (P-20)."""
@@ -240,7 +241,7 @@ def _resolve_droppings(s, i):
         s.actor[i] = s.active[i]
 
 
-@njit(cache=True)
+@no_refcount
 def _remove_end_left(s, i, donkey):
     """``end_left.remove(donkey)``."""
     m = s.end_len[i]
@@ -254,7 +255,7 @@ def _remove_end_left(s, i, donkey):
 
 
 # --- the decisions (MampfosGame.apply) ----------------------------------------------------------
-@njit(cache=True)
+@no_refcount
 def choose_donkey(s, i, seat, donkey):
     """P-11/P-12 ★ card or P-13's next donkey: the active seat picks ``donkey``."""
     _clear_news(s, i, seat)
@@ -269,7 +270,7 @@ def choose_donkey(s, i, seat, donkey):
         _start_wheels(s, i)
 
 
-@njit(cache=True)
+@no_refcount
 def feed(s, i, seat, colour):
     """P-11: the active seat feeds one biscuit of ``colour``; the last one moves the donkey."""
     _clear_news(s, i, seat)
@@ -280,7 +281,7 @@ def feed(s, i, seat, colour):
         _flip_until_decision(s, i, True)
 
 
-@njit(cache=True)
+@no_refcount
 def set_wheel(s, i, seat, colour):
     """P-12: ``seat`` sets its millwheel in secret; the last one resolves the droppings."""
     n = s.wheels.shape[1]
@@ -335,7 +336,7 @@ def new_game(s, cfg, i, seed):
     _flip_until_decision(s, i, False)
 
 
-@njit(cache=True)
+@no_refcount
 def legal_mask(s, cfg, i, out):
     """The ``int8`` mask of the seat to act (``MampfosGame.legal_mask``)."""
     out[:] = 0
@@ -356,7 +357,7 @@ def legal_mask(s, cfg, i, out):
                 out[DONKEY_BASE + d] = 1
 
 
-@njit(cache=True)
+@no_refcount
 def is_legal(s, cfg, i, action):
     """Whether ``MampfosGame.apply(action)`` accepts ``action`` (an int) now."""
     if s.terminal[i] or action < 0 or action >= NUM_ACTIONS:
@@ -381,7 +382,7 @@ def is_legal(s, cfg, i, action):
     return False
 
 
-@njit(cache=True)
+@no_refcount
 def play(s, cfg, i, action):
     """``MampfosGame.play_legal(action)``: the action is known legal."""
     seat = s.actor[i]
@@ -394,7 +395,7 @@ def play(s, cfg, i, action):
         set_wheel(s, i, seat, action - WHEEL_BASE)
 
 
-@njit(cache=True)
+@no_refcount
 def final_scores(s, cfg, i, out):
     """P-20: each seat's biscuits, colours aside (``MampfosGame.final_scores``)."""
     for seat in range(cfg.num_players):

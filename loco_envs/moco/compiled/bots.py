@@ -14,13 +14,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from loco_envs.compiled import no_refcount
 from loco_envs.compiled import rng as R
 from loco_envs.moco.cards import CARDS, FIRST_PLAYABLE, NUM_CARDS, NUM_SUITS
 from loco_envs.moco.compiled.engine import (
     CARD_VALUES,
     FIRST_CHIP,
     NO_CHIP,
-    NUM_ACTIONS,
     NUM_PLAYS,
     PLAY,
     PLAY_CARD,
@@ -119,22 +119,11 @@ def heuristic(s, cfg, i, mask, rng_state):
     return best_a
 
 
-@njit(cache=True)
+@no_refcount
 def random(s, cfg, i, mask, rng_state):
-    """``RandomBot.act``: ``legal[rng.integers(legal.size)]``."""
-    count = 0
-    for a in range(NUM_ACTIONS):
-        if mask[a]:
-            count += 1
-    if count == 0:  # RandomBot raises: no legal action
-        return -1
-    k = R.integers(rng_state, count)
-    for a in range(NUM_ACTIONS):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
-    return -1
+    """``agents.RandomBot``: :func:`loco_envs.compiled.rng.random_legal`, the draw every
+    game's random bot makes."""
+    return R.random_legal(mask, rng_state)
 
 
 @njit(cache=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from loco_envs.compiled import no_refcount
 from loco_envs.compiled import rng as R
 from loco_envs.moco import actions as codec
 from loco_envs.moco.cards import DECK_WITH_EXCUSE, FIRST_PLAYABLE, NUM_CARDS, NUM_SUITS, VALUES
@@ -59,13 +60,15 @@ def deck_size(n: int) -> int:
     return DECK.shape[0] if n == 5 else DECK.shape[0] - 1
 
 
-@njit(cache=True)
+@no_refcount
 def _deal(s, cfg, i, dealer):
     """M-01 … M-05 (``MocoGame._deal``): Aces as pile bases, shuffle (``rng.permutation``),
     remove unseen, deal evenly, full supply; the seat after the dealer starts."""
     n = cfg.num_players
     size = deck_size(n)
-    order = np.arange(size).astype(np.int8)
+    order = s.deck_order[i]
+    for k in range(size):
+        order[k] = k
     R.shuffle(s.rng[i], order, size)  # M-03: Generator.permutation = shuffle of arange
     removed = REMOVED_BY_N[n]
     hand = HAND_SIZE_BY_N[n]
@@ -102,7 +105,7 @@ def new_game(s, cfg, i, seed):
     _deal(s, cfg, i, dealer)
 
 
-@njit(cache=True)
+@no_refcount
 def _takable(s, cfg, i, suit):
     """M-11 … M-13: may the seat to act take a chip of ``suit`` after its play?"""
     if s.supply[i, suit] <= 0:  # M-13
@@ -110,7 +113,7 @@ def _takable(s, cfg, i, suit):
     return not (cfg.num_players == 2 and suit == s.played_pile[i])  # M-12
 
 
-@njit(cache=True)
+@no_refcount
 def legal_mask(s, cfg, i, out):
     """``MocoGame.legal_mask``: M-10 a card of the hand on a pile of its suits (the Excuse on
     any); M-11 … M-13 a takable chip, or no chip when none is; zeros once over."""
@@ -133,7 +136,7 @@ def legal_mask(s, cfg, i, out):
             out[NO_CHIP] = 1
 
 
-@njit(cache=True)
+@no_refcount
 def is_legal(s, cfg, i, action):
     """Whether ``action`` is in the legal mask of game ``i`` (False once over)."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -153,17 +156,23 @@ def is_legal(s, cfg, i, action):
     return False
 
 
-@njit(cache=True)
+@no_refcount
 def game_scores(s, cfg, i, out):
     """M-21, M-22: each seat's chips valued by the piles of the game on the table."""
     for seat in range(cfg.num_players):
-        total = 0
-        for suit in range(NUM_SUITS):
-            total += s.chips[i, seat, suit] * pile_value(s, i, suit)
-        out[seat] = total
+        out[seat] = seat_score(s, i, seat)
 
 
-@njit(cache=True)
+@no_refcount
+def seat_score(s, i, seat):
+    """M-21, M-22: ``seat``'s chips valued by the piles of the game on the table."""
+    total = 0
+    for suit in range(NUM_SUITS):
+        total += s.chips[i, seat, suit] * pile_value(s, i, suit)
+    return total
+
+
+@no_refcount
 def pile_value(s, i, suit):
     """M-21: the pile's top card's value, 1 for an Ace-only pile."""
     h = s.heights[i, suit]
@@ -172,15 +181,14 @@ def pile_value(s, i, suit):
     return CARD_VALUES[s.piles[i, suit, h - 1]]
 
 
-@njit(cache=True)
+@no_refcount
 def _end_game(s, cfg, i):
     """M-20 ends this game; in a match (M-30) the next one is dealt by the next seat."""
     n = cfg.num_players
     if s.game[i] + 1 < cfg.num_games:
-        scores = np.zeros(n, np.int64)
-        game_scores(s, cfg, i, scores)
-        for seat in range(n):
-            s.match_scores[i, seat] += scores[seat]
+        scores = s.match_scores[i]
+        for seat in range(n):  # all scored before any is added: a score reads the chips only
+            scores[seat] += seat_score(s, i, seat)
         s.game[i] += 1
         _deal(s, cfg, i, (s.dealer[i] + 1) % n)
     else:
@@ -190,7 +198,7 @@ def _end_game(s, cfg, i):
         s.terminal[i] = True
 
 
-@njit(cache=True)
+@no_refcount
 def _play(s, cfg, i, a):
     """M-10: the card leaves the hand onto the pile; M-20 may end the game at once (no chip)."""
     seat = s.actor[i]
@@ -209,7 +217,7 @@ def _play(s, cfg, i, a):
         s.played_pile[i] = pile
 
 
-@njit(cache=True)
+@no_refcount
 def _next_seat(s, cfg, i, seat):
     """Clockwise (M-05), passing over empty hands (M-20); some hand holds a card here."""
     n = cfg.num_players
@@ -219,7 +227,7 @@ def _next_seat(s, cfg, i, seat):
     return nxt
 
 
-@njit(cache=True)
+@no_refcount
 def _take(s, cfg, i, a):
     """M-11 … M-13: a chip from the supply (or none); the turn passes on."""
     seat = s.actor[i]
@@ -232,7 +240,7 @@ def _take(s, cfg, i, a):
     s.actor[i] = _next_seat(s, cfg, i, seat)
 
 
-@njit(cache=True)
+@no_refcount
 def play(s, cfg, i, action):
     """``MocoGame.play_legal``: ``action`` is known to be legal."""
     if s.phase[i] == PLAY:

@@ -26,6 +26,8 @@ dealer            (N,) i8         ``dealer``
 game              (N,) i8         ``game`` (index of the game in the match, M-30)
 match_scores      (N, P) i32      ``match_scores``
 terminal          (N,) bool       ``terminal``
+deck_order        (N, 35) i8      none: the deal's shuffled deck (scratch, so that a deal
+                                  inside ``play`` allocates nothing)
 ================  ==============  ==========================================================
 
 The options of a batch (the same for all its games) are a :class:`MocoConfig`. Both are
@@ -39,7 +41,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from loco_envs.compiled import rng as R
-from loco_envs.moco.cards import CODES, FIRST_PLAYABLE, NUM_CARDS, NUM_SUITS, SUITS
+from loco_envs.moco.cards import (
+    CODES,
+    DECK_WITH_EXCUSE,
+    FIRST_PLAYABLE,
+    NUM_CARDS,
+    NUM_SUITS,
+    SUITS,
+)
 from loco_envs.moco.rules import PHASES, PILE_LIMIT, MocoGame
 
 __all__ = ["MocoConfig", "MocoState", "allocate", "config", "read_game", "state_dict",
@@ -69,6 +78,7 @@ class MocoState(NamedTuple):
     game: np.ndarray
     match_scores: np.ndarray
     terminal: np.ndarray
+    deck_order: np.ndarray
 
 
 class MocoConfig(NamedTuple):
@@ -90,7 +100,7 @@ def _layout(n: int, p: int) -> dict[str, tuple[tuple[int, ...], Any]]:
         "chips": ((n, p, NUM_SUITS), i8), "supply": ((n, NUM_SUITS), i8),
         "phase": ((n,), i8), "actor": ((n,), i8), "played_pile": ((n,), i8),
         "dealer": ((n,), i8), "game": ((n,), i8), "match_scores": ((n, p), i32),
-        "terminal": ((n,), np.bool_),
+        "terminal": ((n,), np.bool_), "deck_order": ((n, len(DECK_WITH_EXCUSE)), i8),
     }
 
 

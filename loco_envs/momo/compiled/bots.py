@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from loco_envs.compiled import no_refcount
 from loco_envs.compiled import rng as R
 from loco_envs.momo.compiled.engine import (
     COLOUR_BONUS,
@@ -375,16 +376,11 @@ def heuristic(s, cfg, i, mask, rng_state) -> int:
     return best_a
 
 
-@njit(cache=True)
+@no_refcount
 def random(s, cfg, i, mask, rng_state) -> int:
-    """``agents.RandomBot``: ``legal[rng.integers(legal.size)]`` (-1, no draw, when nothing
-    is legal: the Python bot raises there). ``rng_state`` must be a seeded generator
-    (``rng.seed_state*`` / ``from_generator``): an all-zero array is no PCG64 state, and the
-    bounded draw would never end on it."""
-    legal = np.flatnonzero(mask)
-    if legal.shape[0] == 0:
-        return -1
-    return legal[R.integers(rng_state, legal.shape[0])]
+    """``agents.RandomBot``: :func:`loco_envs.compiled.rng.random_legal`, the draw every
+    game's random bot makes."""
+    return R.random_legal(mask, rng_state)
 
 
 @njit(cache=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from loco_envs.compiled import no_refcount
 from loco_envs.momo.compiled.bots import (
     greedy_placement,
     hope_for,
@@ -53,7 +54,7 @@ def observation_size(num_players) -> int:
     return PER_SEAT + num_players * (4 + CELLS * CELL_FEATURES)
 
 
-@njit(cache=True)
+@no_refcount
 def encode(s, cfg, i, seat, out) -> None:
     """``observation.encode(game.view(seat))`` into ``out`` (``float32``, the observation's
     length); seat-indexed parts in relative order, observer first."""
