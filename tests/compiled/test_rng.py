@@ -50,3 +50,25 @@ def test_other_bit_generators_are_refused():
     with pytest.raises(ValueError, match="PCG64"):
         R.from_generator(np.random.Generator(np.random.MT19937(0)),
                          np.zeros(R.STATE_WORDS, np.uint64))
+
+
+def test_random_legal_is_random_bots_move():
+    """Every game's compiled random bot is ``RandomBot``: the same move from the same
+    generator on masks of every density (its state advanced alike), and -1 without a draw on
+    an empty mask, where the Python bot raises."""
+    from loco_envs.agents import RandomBot
+
+    bot, numpy_rng, masks = RandomBot(), np.random.default_rng(11), np.random.default_rng(3)
+    st = np.zeros(R.STATE_WORDS, np.uint64)
+    R.from_generator(numpy_rng, st)
+    for trial in range(2000):
+        mask = (masks.random(242) < (trial % 20 + 1) / 20).astype(np.int8)
+        if not mask.any():
+            continue
+        assert R.random_legal(mask, st) == bot.act(None, mask, numpy_rng)
+    before = st.copy()
+    assert R.random_legal(np.zeros(242, np.int8), st) == -1
+    assert st.tolist() == before.tolist()
+    ref = np.zeros(R.STATE_WORDS, np.uint64)
+    R.from_generator(numpy_rng, ref)
+    assert st.tolist() == ref.tolist()
