@@ -41,6 +41,8 @@ import hashlib
 import os
 from pathlib import Path
 
+import numba
+
 #: The games with a compiled engine, and its package: ``make_vec``'s default engine for them,
 #: and what tournaments, evaluation and training play on.
 ENGINES = {"loco_v0": "loco_envs.loco.compiled", "moco_v0": "loco_envs.moco.compiled",
@@ -76,8 +78,6 @@ def _configure_numba() -> None:
     as fast as one thread there (243k). So ``OMP_WAIT_POLICY=passive`` unless the user set a
     policy or chose numba's threading layer (``NUMBA_THREADING_LAYER``).
     """
-    import numba
-
     numba.config.CACHE_DIR = _cache_dir()
     if "NUMBA_THREADING_LAYER" not in os.environ:
         os.environ.setdefault("OMP_WAIT_POLICY", "passive")
@@ -85,21 +85,14 @@ def _configure_numba() -> None:
 _configure_numba()
 
 
-def _no_refcount():
-    """The decorator of a compiled function that takes a batch state and allocates nothing.
 
-    numba counts references to every array a function holds, and a function that takes a batch
-    state (a ``NamedTuple`` of some 20 to 40 arrays) increments and decrements each of them at
-    every call unless it can prove the pairs away, which it mostly cannot across branches. These
-    functions allocate nothing (the state belongs to the caller), so they are compiled without
-    reference counting: LOCO's random bot took 1,272 ns a decision with it and 278 without, its
-    encoder 1,171 and 368 (``loco_envs/compiled/kernels.py`` calls them for every decision). A
-    function that allocates (``np.empty``, ``np.zeros``) keeps plain ``njit``: numba refuses
-    to compile an allocation without reference counting.
-    """
-    from numba import njit
-
-    return njit(cache=True, _nrt=False)
-
-
-no_refcount = _no_refcount()
+#: The decorator of a compiled function that takes a batch state and allocates nothing.
+#: numba counts references to every array a function holds, and a function that takes a batch
+#: state (a ``NamedTuple`` of some 20 to 40 arrays) increments and decrements each of them at
+#: every call unless it can prove the pairs away, which it mostly cannot across branches. These
+#: functions allocate nothing (the state belongs to the caller), so they are compiled without
+#: reference counting: LOCO's random bot took 1,272 ns a decision with it and 278 without, its
+#: encoder 1,171 and 368 (``loco_envs/compiled/kernels.py`` calls them for every decision).
+#: numba types a callee with its caller's flags, so nothing such a function calls may allocate
+#: (``np.empty``, ``np.zeros``): those keep plain ``njit``.
+no_refcount = numba.njit(cache=True, _nrt=False)

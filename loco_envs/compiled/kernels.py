@@ -260,15 +260,17 @@ def _end(s, cfg, io: VectorIO, i: int, score_reward: bool, autoreset: bool) -> N
 
 
 @njit(cache=True, inline="always")
-def _own_move(io: VectorIO, i: int, scripted: int) -> int:
-    """Game ``i``'s move, unless a scripted bot's: the caller's action, or the random bot's
-    (kind :data:`RANDOM` in every game; it reads the mask only); ``scripted`` if neither."""
+def _move(s, cfg, io: VectorIO, i: int) -> int:
+    """Game ``i``'s move: the caller's action or its bot's. The random bot (kind
+    :data:`RANDOM` in every game) reads the mask only, so it is drawn without passing the
+    state."""
     k = io.bots[i]
     if k < 0:
         return io.actions[i]
-    if io.bot_kinds[k] == RANDOM:
+    kind = io.bot_kinds[k]
+    if kind == RANDOM:
         return R.random_legal(io.masks[i], io.bot_rngs[i])
-    return scripted
+    return bot_act(s, cfg, kind, i, io.masks[i], io.bot_rngs[i])
 
 
 @njit(cache=True, inline="always")
@@ -283,23 +285,21 @@ def _step_one(s, cfg, io: VectorIO, i: int, max_decisions: int, score_reward: bo
               autoreset: bool) -> None:
     """One decision of game ``i``: the caller's action or its bot's."""
     _clear(io, i)
-    action = _own_move(io, i, -2)
-    if action == -2:
-        action = bot_act(s, cfg, io.bot_kinds[io.bots[i]], i, io.masks[i], io.bot_rngs[i])
+    action = _move(s, cfg, io, i)
     if action >= 0 and _decide(s, cfg, io, i, action, max_decisions):
         _end(s, cfg, io, i, score_reward, autoreset)
 
 
 @no_refcount
-def _decide_rows(s, cfg, io: VectorIO, lo: int, hi: int, moves: np.ndarray,
-                 max_decisions: int, ended: np.ndarray) -> None:
-    """:func:`_step_one` for games ``lo`` to ``hi``, up to the end of a game: ``moves``
-    holds the scripted bots' moves (-2 for the others), ``ended`` is set where a game ended.
-    One call for many games, so the state is passed once for them all."""
-    for i in range(lo, hi):
+def _decide_rows(s, cfg, io: VectorIO, lo: int, moves: np.ndarray, max_decisions: int,
+                 ended: np.ndarray) -> None:
+    """:func:`_step_one` for games ``lo`` to ``lo + len(moves)``, up to the end of a game:
+    ``moves`` holds their moves, ``ended`` is set where a game ended. One call for many
+    games, so the state is passed once for them all."""
+    for k in range(moves.shape[0]):
+        i = lo + k
         _clear(io, i)
-        action = _own_move(io, i, moves[i - lo])
-        ended[i - lo] = action >= 0 and _decide(s, cfg, io, i, action, max_decisions)
+        ended[k] = moves[k] >= 0 and _decide(s, cfg, io, i, moves[k], max_decisions)
 
 
 #: Games a thread steps in one call of :func:`_decide_rows`.
@@ -311,7 +311,7 @@ def step_games(s, cfg, io: VectorIO, max_decisions: int, score_reward: bool,
                autoreset: bool) -> None:
     """One decision in every game whose ``actions`` (or ``bots``) entry asks for one.
 
-    Games go in chunks of :data:`CHUNK`: the scripted bots' moves (they allocate, so they
+    Games go in chunks of :data:`CHUNK`: their moves (the scripted bots allocate, so they
     count references), then every decision without reference counting
     (:func:`_decide_rows`), then the ends of the games that ended. A chunk's games are
     independent, so the result is that of :func:`_step_one` game by game, on any threads.
@@ -319,14 +319,11 @@ def step_games(s, cfg, io: VectorIO, max_decisions: int, score_reward: bool,
     n = io.actions.shape[0]
     for c in prange((n + CHUNK - 1) // CHUNK):
         lo, hi = c * CHUNK, min(n, (c + 1) * CHUNK)
-        moves = np.full(hi - lo, -2, np.int64)
+        moves = np.empty(hi - lo, np.int64)
         for i in range(lo, hi):
-            k = io.bots[i]
-            if k >= 0 and io.bot_kinds[k] != RANDOM:
-                moves[i - lo] = bot_act(s, cfg, io.bot_kinds[k], i, io.masks[i],
-                                        io.bot_rngs[i])
+            moves[i - lo] = _move(s, cfg, io, i)
         ended = np.zeros(hi - lo, np.bool_)
-        _decide_rows(s, cfg, io, lo, hi, moves, max_decisions, ended)
+        _decide_rows(s, cfg, io, lo, moves, max_decisions, ended)
         for i in range(lo, hi):
             if ended[i - lo]:
                 _end(s, cfg, io, i, score_reward, autoreset)

@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from loco_envs.compiled import no_refcount
 from loco_envs.compiled import rng as R
 from loco_envs.loco import actions as A
 from loco_envs.loco import cards as C
@@ -119,7 +120,7 @@ _hot = njit(cache=True, no_cpython_wrapper=True, no_cfunc_wrapper=True, _nrt=Fal
             forceinline=True)
 #: The public functions: called from Python too; ``new_game`` and the batches need numba's
 #: reference counting (the generator's seeding and ``prange`` allocate).
-_public = njit(cache=True, _nrt=False)
+_public = no_refcount
 
 
 # ---------------------------------------------------------------------------- seats
