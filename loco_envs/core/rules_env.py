@@ -155,8 +155,8 @@ class RulesAECEnv(AECEnv):
         # The moves, as two arrays of C integers: seats (signed chars) and actions (TIMED_OUT
         # for a timeout). A tuple a move is an object the garbage collector counts: one a
         # decision set off a collection every few hundred decisions, the full ones over every
-        # game in the process (without them LOCO's vector env at 256 games went from 1.32x-1.45x
-        # to 1.52x-1.58x the single raw env per core: benchmarks.train_throughput).
+        # game in the process (without them LOCO's vector env at 256 games on the Python engine
+        # went from 1.32x-1.45x to 1.52x-1.58x the single raw env per core).
         self._move_seats, self._move_actions = array("b"), array("i")
         self.truncated_game = False  # True once max_decisions stopped an unfinished game
         self.agents = self.possible_agents[:]

@@ -36,7 +36,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from loco_envs.compiled import no_refcount
+from loco_envs.compiled import no_refcount, no_refcount_inline
 from loco_envs.loco import actions as A
 from loco_envs.loco import cards as C
 from loco_envs.loco.observation import MAX_CARDS, NUM_PHASES, PER_SEAT, slices
@@ -93,7 +93,7 @@ _SLAP0, _NUM_PLAYS, _MAX_TARGET = A.SLAP0, A.NUM_PLAYS, A.MAX_TARGET
 
 
 # ---------------------------------------------------------------------------- observation
-@no_refcount
+@no_refcount_inline
 def encode(s, cfg, i, seat, out):
     """``observation.encode(game.view(seat))`` of game ``i`` into the float32 row ``out``."""
     n = s.hands.shape[1]

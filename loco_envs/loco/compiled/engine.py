@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from loco_envs.compiled import no_refcount
+from loco_envs.compiled import no_refcount, no_refcount_inline
 from loco_envs.compiled import rng as R
 from loco_envs.loco import actions as A
 from loco_envs.loco import cards as C
@@ -344,7 +344,7 @@ def _phase_row(s, i):
     return CONTRE_ROW
 
 
-@_public
+@no_refcount_inline
 def legal_mask(s, cfg, i, out):
     """``LocoGame.legal_mask()`` into ``out`` (``int8``, 242): the seat to act's actions."""
     out[:] = 0
@@ -746,7 +746,7 @@ def _play(s, cfg, i, action):
     return ADVANCE
 
 
-@_public
+@no_refcount_inline
 def play(s, cfg, i, action):
     """``LocoGame.play_legal(action)``: the seat to act plays ``action``, known legal."""
     row = np.int64(i)  # a prange index is unsigned: one signature for the rules below

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from loco_envs.compiled import no_refcount
+from loco_envs.compiled import no_refcount_inline
 from loco_envs.mampfos.compiled.engine import (
     CARD_DONKEY,
     CARD_KIND,
@@ -36,7 +36,7 @@ def observation_size(num_players, recall):
     return 107 + 14 * num_players + (0 if recall else ND * NC)
 
 
-@no_refcount
+@no_refcount_inline
 def encode(s, cfg, i, seat, out):
     """``out`` (``float32``, the observation's size) becomes seat ``seat``'s observation of
     game ``i``."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from loco_envs.compiled import no_refcount
+from loco_envs.compiled import no_refcount_inline
 from loco_envs.compiled import rng as R
 from loco_envs.mampfos import actions as codec
 from loco_envs.mampfos import components as K
@@ -52,14 +52,14 @@ DECK_IDS = np.array([sorted(K.CARD_ID[c] for c in K.DECK[letter]) for letter in 
 
 
 # --- transitions (MampfosGame's private methods) ----------------------------------------------
-@no_refcount
+@no_refcount_inline
 def _clear_news(s, i, seat):
     """A decision marks what the seat has seen; what follows it is news again (P-31)."""
     s.fed_since[i, seat, :] = 0
     s.share_new[i, seat] = False
 
 
-@no_refcount
+@no_refcount_inline
 def _feed_one(s, i, donkey, colour):
     """P-11: one biscuit from the supply into ``donkey``, announced to every seat."""
     s.supply[i, colour] -= 1
@@ -70,7 +70,7 @@ def _feed_one(s, i, donkey, colour):
         s.fed_since[i, seat, k] += 1
 
 
-@no_refcount
+@no_refcount_inline
 def _move(s, i, donkey, steps):
     """P-11: move clockwise; a move ending on a donkey goes on to the next free space."""
     pos = (s.positions[i, donkey] + steps) % PATH_LENGTH
@@ -85,7 +85,7 @@ def _move(s, i, donkey, steps):
     s.positions[i, donkey] = pos
 
 
-@no_refcount
+@no_refcount_inline
 def _start_wheels(s, i):
     """P-12: every seat sets its millwheel, asked from the active seat clockwise."""
     s.phase[i] = PH_WHEEL
@@ -94,7 +94,7 @@ def _start_wheels(s, i):
     s.actor[i] = s.active[i]
 
 
-@no_refcount
+@no_refcount_inline
 def _start_feed(s, i):
     """P-11: begin feeding ``s.donkey[i]``; True when it needed no decision (the supply holds
     the card's number or fewer: all of it is fed, then the donkey moves)."""
@@ -117,7 +117,7 @@ def _start_feed(s, i):
     return True
 
 
-@no_refcount
+@no_refcount_inline
 def _draw(s, i):
     """P-04/P-10 chance: a random card of the top letter (each letter stack is shuffled):
     ``stack.pop(rng.integers(len(stack)))`` of the first non-empty letter."""
@@ -134,7 +134,7 @@ def _draw(s, i):
     return np.int64(-1)  # unreachable from a valid state: the end card comes first (P-04)
 
 
-@no_refcount
+@no_refcount_inline
 def _finish(s, i):
     """P-20: the game is over."""
     s.phase[i] = PH_OVER
@@ -144,7 +144,7 @@ def _finish(s, i):
     s.donkey[i] = -1
 
 
-@no_refcount
+@no_refcount_inline
 def _flip_until_decision(s, i, advance):
     """P-10: the next seat turns over the top card; cards needing no decision are carried out
     at once. ``advance=False`` (the first turn) keeps the active seat."""
@@ -179,7 +179,7 @@ def _flip_until_decision(s, i, advance):
             return
 
 
-@no_refcount
+@no_refcount_inline
 def _share_out(s, i):
     """P-12's share-out of ``s.donkey[i]``'s belly by ``s.wheels[i]``: the gains go into
     ``share_gains``, what goes back into ``share_back``."""
@@ -204,7 +204,7 @@ def _share_out(s, i):
         s.share_back[i, colour] = out - each * p
 
 
-@no_refcount
+@no_refcount_inline
 def _resolve_droppings(s, i):
     """P-12: empty the donkey, reveal the millwheels, share out, put the rest back; then the
     next card (P-10), or P-13's next donkey, or the end (P-20)."""
@@ -241,7 +241,7 @@ def _resolve_droppings(s, i):
         s.actor[i] = s.active[i]
 
 
-@no_refcount
+@no_refcount_inline
 def _remove_end_left(s, i, donkey):
     """``end_left.remove(donkey)``."""
     m = s.end_len[i]
@@ -255,7 +255,7 @@ def _remove_end_left(s, i, donkey):
 
 
 # --- the decisions (MampfosGame.apply) ----------------------------------------------------------
-@no_refcount
+@no_refcount_inline
 def choose_donkey(s, i, seat, donkey):
     """P-11/P-12 ★ card or P-13's next donkey: the active seat picks ``donkey``."""
     _clear_news(s, i, seat)
@@ -270,7 +270,7 @@ def choose_donkey(s, i, seat, donkey):
         _start_wheels(s, i)
 
 
-@no_refcount
+@no_refcount_inline
 def feed(s, i, seat, colour):
     """P-11: the active seat feeds one biscuit of ``colour``; the last one moves the donkey."""
     _clear_news(s, i, seat)
@@ -281,7 +281,7 @@ def feed(s, i, seat, colour):
         _flip_until_decision(s, i, True)
 
 
-@no_refcount
+@no_refcount_inline
 def set_wheel(s, i, seat, colour):
     """P-12: ``seat`` sets its millwheel in secret; the last one resolves the droppings."""
     n = s.wheels.shape[1]
@@ -336,7 +336,7 @@ def new_game(s, cfg, i, seed):
     _flip_until_decision(s, i, False)
 
 
-@no_refcount
+@no_refcount_inline
 def legal_mask(s, cfg, i, out):
     """The ``int8`` mask of the seat to act (``MampfosGame.legal_mask``)."""
     out[:] = 0
@@ -357,7 +357,7 @@ def legal_mask(s, cfg, i, out):
                 out[DONKEY_BASE + d] = 1
 
 
-@no_refcount
+@no_refcount_inline
 def is_legal(s, cfg, i, action):
     """Whether ``MampfosGame.apply(action)`` accepts ``action`` (an int) now."""
     if s.terminal[i] or action < 0 or action >= NUM_ACTIONS:
@@ -382,7 +382,7 @@ def is_legal(s, cfg, i, action):
     return False
 
 
-@no_refcount
+@no_refcount_inline
 def play(s, cfg, i, action):
     """``MampfosGame.play_legal(action)``: the action is known legal."""
     seat = s.actor[i]
@@ -395,7 +395,7 @@ def play(s, cfg, i, action):
         set_wheel(s, i, seat, action - WHEEL_BASE)
 
 
-@no_refcount
+@no_refcount_inline
 def final_scores(s, cfg, i, out):
     """P-20: each seat's biscuits, colours aside (``MampfosGame.final_scores``)."""
     for seat in range(cfg.num_players):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from loco_envs.compiled import no_refcount
+from loco_envs.compiled import no_refcount_inline
 from loco_envs.moco.cards import CARDS, FIRST_PLAYABLE, NUM_CARDS, NUM_PLAYABLE, NUM_SUITS, VALUES
 from loco_envs.moco.compiled.engine import (
     CHIP,
@@ -56,7 +56,7 @@ def observation_size(n):
     return _CHIPS + 11 + 10 * n
 
 
-@no_refcount
+@no_refcount_inline
 def encode(s, cfg, i, seat, out):
     """``observation.encode(game.view(seat))`` into ``out`` (``float32``, the observation's
     length): per-seat blocks in the observer's order, relative seat r = (seat + r) % n."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from loco_envs.compiled import no_refcount
+from loco_envs.compiled import no_refcount_inline
 from loco_envs.compiled import rng as R
 from loco_envs.moco import actions as codec
 from loco_envs.moco.cards import DECK_WITH_EXCUSE, FIRST_PLAYABLE, NUM_CARDS, NUM_SUITS, VALUES
@@ -60,7 +60,7 @@ def deck_size(n: int) -> int:
     return DECK.shape[0] if n == 5 else DECK.shape[0] - 1
 
 
-@no_refcount
+@no_refcount_inline
 def _deal(s, cfg, i, dealer):
     """M-01 … M-05 (``MocoGame._deal``): Aces as pile bases, shuffle (``rng.permutation``),
     remove unseen, deal evenly, full supply; the seat after the dealer starts."""
@@ -105,7 +105,7 @@ def new_game(s, cfg, i, seed):
     _deal(s, cfg, i, dealer)
 
 
-@no_refcount
+@no_refcount_inline
 def _takable(s, cfg, i, suit):
     """M-11 … M-13: may the seat to act take a chip of ``suit`` after its play?"""
     if s.supply[i, suit] <= 0:  # M-13
@@ -113,7 +113,7 @@ def _takable(s, cfg, i, suit):
     return not (cfg.num_players == 2 and suit == s.played_pile[i])  # M-12
 
 
-@no_refcount
+@no_refcount_inline
 def legal_mask(s, cfg, i, out):
     """``MocoGame.legal_mask``: M-10 a card of the hand on a pile of its suits (the Excuse on
     any); M-11 … M-13 a takable chip, or no chip when none is; zeros once over."""
@@ -136,7 +136,7 @@ def legal_mask(s, cfg, i, out):
             out[NO_CHIP] = 1
 
 
-@no_refcount
+@no_refcount_inline
 def is_legal(s, cfg, i, action):
     """Whether ``action`` is in the legal mask of game ``i`` (False once over)."""
     if action < 0 or action >= NUM_ACTIONS:
@@ -156,14 +156,14 @@ def is_legal(s, cfg, i, action):
     return False
 
 
-@no_refcount
+@no_refcount_inline
 def game_scores(s, cfg, i, out):
     """M-21, M-22: each seat's chips valued by the piles of the game on the table."""
     for seat in range(cfg.num_players):
         out[seat] = seat_score(s, i, seat)
 
 
-@no_refcount
+@no_refcount_inline
 def seat_score(s, i, seat):
     """M-21, M-22: ``seat``'s chips valued by the piles of the game on the table."""
     total = 0
@@ -172,7 +172,7 @@ def seat_score(s, i, seat):
     return total
 
 
-@no_refcount
+@no_refcount_inline
 def pile_value(s, i, suit):
     """M-21: the pile's top card's value, 1 for an Ace-only pile."""
     h = s.heights[i, suit]
@@ -181,7 +181,7 @@ def pile_value(s, i, suit):
     return CARD_VALUES[s.piles[i, suit, h - 1]]
 
 
-@no_refcount
+@no_refcount_inline
 def _end_game(s, cfg, i):
     """M-20 ends this game; in a match (M-30) the next one is dealt by the next seat."""
     n = cfg.num_players
@@ -198,7 +198,7 @@ def _end_game(s, cfg, i):
         s.terminal[i] = True
 
 
-@no_refcount
+@no_refcount_inline
 def _play(s, cfg, i, a):
     """M-10: the card leaves the hand onto the pile; M-20 may end the game at once (no chip)."""
     seat = s.actor[i]
@@ -217,7 +217,7 @@ def _play(s, cfg, i, a):
         s.played_pile[i] = pile
 
 
-@no_refcount
+@no_refcount_inline
 def _next_seat(s, cfg, i, seat):
     """Clockwise (M-05), passing over empty hands (M-20); some hand holds a card here."""
     n = cfg.num_players
@@ -227,7 +227,7 @@ def _next_seat(s, cfg, i, seat):
     return nxt
 
 
-@no_refcount
+@no_refcount_inline
 def _take(s, cfg, i, a):
     """M-11 … M-13: a chip from the supply (or none); the turn passes on."""
     seat = s.actor[i]
@@ -240,7 +240,7 @@ def _take(s, cfg, i, a):
     s.actor[i] = _next_seat(s, cfg, i, seat)
 
 
-@no_refcount
+@no_refcount_inline
 def play(s, cfg, i, action):
     """``MocoGame.play_legal``: ``action`` is known to be legal."""
     if s.phase[i] == PLAY:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from loco_envs.compiled import no_refcount
+from loco_envs.compiled import no_refcount_inline
 from loco_envs.momo.compiled.bots import (
     greedy_placement,
     hope_for,
@@ -54,7 +54,7 @@ def observation_size(num_players) -> int:
     return PER_SEAT + num_players * (4 + CELLS * CELL_FEATURES)
 
 
-@no_refcount
+@no_refcount_inline
 def encode(s, cfg, i, seat, out) -> None:
     """``observation.encode(game.view(seat))`` into ``out`` (``float32``, the observation's
     length); seat-indexed parts in relative order, observer first."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from loco_envs.compiled import no_refcount
+from loco_envs.compiled import no_refcount_inline
 from loco_envs.compiled import rng as R
 
 __all__ = ["final_ranks", "final_scores", "is_legal", "legal_mask", "masks_batch", "new_game",
@@ -45,7 +45,7 @@ _F = np.array(F, np.int64)
 
 
 # --- set-up (K-01, K-04, K-05, K-30, K-31) ---------------------------------------------------
-@no_refcount
+@no_refcount_inline
 def _blank(s, cfg, i) -> None:
     """``MomoGame._blank``: an empty table."""
     s.bag[i, :] = 0
@@ -91,7 +91,7 @@ def new_game(s, cfg, i, seed) -> None:
         s.expansion_b[i] = R.integers(st, NUM_SPECIES)
 
 
-@no_refcount
+@no_refcount_inline
 def _refill(s, i) -> None:
     """K-05/K-14: fill every area to 4 tokens, A to D, while the bag lasts."""
     for a in range(NUM_AREAS):
@@ -105,7 +105,7 @@ def _refill(s, i) -> None:
 
 
 # --- decisions (K-10 .. K-14) ----------------------------------------------------------------
-@no_refcount
+@no_refcount_inline
 def legal_mask(s, cfg, i, out) -> None:
     """The ``int8`` mask of the seat to act (zeros once over)."""
     out[:] = 0
@@ -125,7 +125,7 @@ def legal_mask(s, cfg, i, out) -> None:
                     out[PLACE_BASE + t * ROWS + r] = 1
 
 
-@no_refcount
+@no_refcount_inline
 def is_legal(s, cfg, i, action) -> bool:
     """Whether ``action`` is in the mask of the seat to act."""
     if s.terminal[i] or action < 0 or action >= NUM_ACTIONS:
@@ -140,7 +140,7 @@ def is_legal(s, cfg, i, action) -> bool:
     return s.pending[i, t] > 0 and s.row_fill[i, s.actor[i], r] < COLS
 
 
-@no_refcount
+@no_refcount_inline
 def play(s, cfg, i, action) -> None:
     """``MomoGame.play_legal`` / ``apply`` of a legal action."""
     if s.pending_total[i] == 0:
@@ -170,7 +170,7 @@ def destination(forest, a, t) -> int:
     return a
 
 
-@no_refcount
+@no_refcount_inline
 def _pick(s, cfg, i, a, t) -> None:
     """K-10: the token moves; K-11: take its colour in the destination, itself included."""
     forest = s.forest[i]
@@ -190,7 +190,7 @@ def _pick(s, cfg, i, a, t) -> None:
     _settle(s, cfg, i)
 
 
-@no_refcount
+@no_refcount_inline
 def _place(s, cfg, i, t, row) -> None:
     """K-12: leftmost empty cell of the row; placed tokens never move."""
     seat = s.actor[i]
@@ -203,7 +203,7 @@ def _place(s, cfg, i, t, row) -> None:
     _settle(s, cfg, i)
 
 
-@no_refcount
+@no_refcount_inline
 def _settle(s, cfg, i) -> None:
     seat = s.actor[i]
     if s.pending_total[i] and s.board_fill[i, seat] == CELLS:
@@ -216,7 +216,7 @@ def _settle(s, cfg, i) -> None:
         _end_turn(s, cfg, i)
 
 
-@no_refcount
+@no_refcount_inline
 def _end_turn(s, cfg, i) -> None:
     """K-14: refill, next seat clockwise; an empty forest skips every turn left."""
     n = cfg.num_players
