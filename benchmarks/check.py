@@ -278,7 +278,7 @@ def rerun(baseline: dict, workers: int, progress: bool, out: Path | None,
         folder = out / baseline["name"]
         R.write_records(folder / "records.jsonl", records)
         T.write_ratings(R.compute_ratings(records, bootstrap=200, seed=t.seed), folder,
-                        T.title(t), plot=False)
+                        T.title(t), records, plot=False)
     return records
 
 

@@ -66,6 +66,7 @@ __all__ = [
     "bradley_terry",
     "compute_ratings",
     "elo_from_strengths",
+    "head_to_head_table",
     "markdown_table",
     "openskill_ratings",
     "pairwise_wins",
@@ -411,6 +412,25 @@ def markdown_table(ratings: Sequence[AgentRating]) -> str:
             f"{r.win_rate_high:.3f}) | {r.elo:.0f} ({r.elo_low:.0f}–{r.elo_high:.0f}) | "
             f"{r.ordinal:.2f} |"
         )
+    return "\n".join(lines)
+
+
+def head_to_head_table(records: Sequence[dict], order: Sequence[str]) -> str:
+    """Each agent's score against each other as a Markdown table, agents in ``order``.
+
+    A cell is the row agent's share of its finishing-order comparisons with the column agent
+    over the games where both sat (a tie counts ½): the duels behind the ratings, which a
+    single rating per agent hides (an agent may beat the field yet lose to one bot).
+    """
+    wins = pairwise_wins(records, order)
+    lines = ["| | " + " | ".join(f"vs {name}" for name in order) + " |",
+             "|---|" + "---:|" * len(order)]
+    for i, name in enumerate(order):
+        cells = []
+        for j in range(len(order)):
+            met = wins[i, j] + wins[j, i]
+            cells.append("" if i == j or met == 0 else f"{wins[i, j] / met:.3f}")
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 

@@ -9,7 +9,8 @@ writes into ``--out`` (default ``runs/tournaments/<env>_<n>p_seed<seed>``):
 
 - ``records.jsonl``: one match record per game (see :mod:`benchmarks.ratings`), in game order;
 - ``tournament.json``: the arguments that define the tournament (checked by ``--resume``);
-- ``ratings.md`` / ``ratings.json``: the ratings table (also printed);
+- ``ratings.md`` / ``ratings.json``: the ratings table (also printed); ``ratings.md`` also
+  has each agent's score against each other (:func:`benchmarks.ratings.head_to_head_table`);
 - ``ratings.png``: Elo and OpenSkill ratings with their intervals;
 - ``games/`` with ``--game-records``: every game's full decision record, which
   ``loco_envs.replay`` checks.
@@ -333,7 +334,7 @@ def run(t: Tournament, out: str | Path | None = None, workers: int = 1, progress
     files = {"records": records_path}
     table = R.compute_ratings(records, bootstrap=bootstrap, seed=t.seed)
     with output_errors(out):
-        files.update(write_ratings(table, out, title(t), plot))
+        files.update(write_ratings(table, out, title(t), records, plot))
     return Result(records, table, files, seconds)
 
 
@@ -346,11 +347,15 @@ def title(t: Tournament) -> str:
 
 
 def write_ratings(table: Sequence[R.AgentRating], out: Path, heading: str,
-                  plot: bool = True) -> dict[str, Path]:
-    """``ratings.md``, ``ratings.json`` and (with ``plot``) ``ratings.png`` in ``out``."""
+                  records: Sequence[dict], plot: bool = True) -> dict[str, Path]:
+    """``ratings.md`` (the table, then the head-to-head scores of ``records``),
+    ``ratings.json`` and (with ``plot``) ``ratings.png`` in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     md = out / "ratings.md"
-    md.write_text(f"# {heading}\n\n{R.markdown_table(table)}\n")
+    duels = R.head_to_head_table(records, [r.agent for r in table])
+    md.write_text(f"# {heading}\n\n{R.markdown_table(table)}\n\n## Head to head\n\n"
+                  f"Row agent's score against the column agent (share of finishing-order "
+                  f"comparisons won, ties ½).\n\n{duels}\n")
     js = out / "ratings.json"
     js.write_text(json.dumps([r.to_dict() for r in table], indent=2) + "\n")
     files = {"table": md, "json": js}
@@ -412,11 +417,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.from_records is not None:
-            table = R.ratings_from_file(args.from_records, bootstrap=args.bootstrap,
-                                        seed=args.seed)
+            records = R.read_records(args.from_records)
+            table = R.compute_ratings(records, bootstrap=args.bootstrap, seed=args.seed)
             out = args.out or args.from_records.parent
             with output_errors(out):
-                files = write_ratings(table, out, f"ratings of {args.from_records}")
+                files = write_ratings(table, out, f"ratings of {args.from_records}", records)
             print(R.markdown_table(table))
             print(f"\nwrote {', '.join(str(p) for p in files.values())}")
             return 0

@@ -113,7 +113,7 @@ def evaluate(checkpoint: str | Path, env_id: str, num_players: int, opponents: S
                    f"{', '.join(opponents)}, {games} games each"
                    + (f" ({result.capped} stopped at {options.get('max_decisions')} "
                       "decisions: ties)" if result.capped else ""))
-        result.files.update(T.write_ratings(table, out, heading))
+        result.files.update(T.write_ratings(table, out, heading, records))
     return result
 
 
@@ -151,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         out = args.out if args.out is not None else T.default_out(t)
         files = {"records": R.write_records(Path(out) / "records.jsonl", records)}
         table = R.compute_ratings(records, bootstrap=args.bootstrap, seed=t.seed)
-        files.update(T.write_ratings(table, Path(out), T.title(t)))
+        files.update(T.write_ratings(table, Path(out), T.title(t), records))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

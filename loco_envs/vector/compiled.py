@@ -55,9 +55,22 @@ def kind_of(bot: Any, kinds: dict[str, int]) -> int:
     from loco_envs import agents
 
     name = getattr(bot, "name", None)
-    if name not in kinds or type(bot) is not type(agents.make(name)):
+    if name not in kinds or not _same_class(type(bot), type(agents.make(name))):
         return -1
     return kinds[name]
+
+
+def _same_class(found: type, twin: type) -> bool:
+    """Whether ``found`` is ``twin``, possibly loaded a second time under the clone's short name.
+
+    In a clone, ``import agents`` (README, "Install") loads ``agents/`` as the module ``agents``
+    beside the installed ``loco_envs.agents``: the same source, two class objects. An identity
+    test would play such a ``RandomBot`` from Python, tens of times slower."""
+    def short(module: str) -> str:
+        return module.removeprefix("loco_envs.")
+
+    return found is twin or (found.__qualname__ == twin.__qualname__
+                             and short(found.__module__) == short(twin.__module__))
 
 
 def default_threads() -> int:

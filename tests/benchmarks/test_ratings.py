@@ -156,6 +156,20 @@ def test_markdown_table_and_plot(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_head_to_head_scores_each_pair_where_both_sat():
+    # a beats b 3 of 4, b and c tie twice, a never meets c; a 3-player game adds its 3 pairs.
+    recs = ([record(["a", "b"], [0, 1], game=g, agents=["a", "b", "c"]) for g in range(3)]
+            + [record(["b", "a"], [0, 1], game=3, agents=["a", "b", "c"])]
+            + [record(["b", "c"], [0, 0], game=4 + g, agents=["a", "b", "c"]) for g in range(2)])
+    lines = R.head_to_head_table(recs, ["a", "b", "c"]).splitlines()
+    assert lines[0] == "| | vs a | vs b | vs c |"
+    assert lines[2:] == ["| a |  | 0.750 |  |", "| b | 0.250 |  | 0.500 |",
+                         "| c |  | 0.500 |  |"]
+    three = [record(["c", "a", "b"], [2, 0, 1], agents=["a", "b", "c"])]
+    assert R.head_to_head_table(three, ["c", "a", "b"]).splitlines()[2:] == [
+        "| c |  | 0.000 | 0.000 |", "| a | 1.000 |  | 1.000 |", "| b | 1.000 | 0.000 |  |"]
+
+
 # --- match records ---------------------------------------------------------------------------
 def test_records_round_trip(tmp_path):
     recs = duel_records(6, 4)

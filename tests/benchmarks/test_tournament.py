@@ -94,6 +94,8 @@ def test_tournament_records_and_ratings(tmp_path, first_bot):
     table = json.loads((tmp_path / "out" / "ratings.json").read_text())
     assert {row["agent"] for row in table} == {first_bot, "random"}
     assert {r.agent: r.elo for r in result.ratings}["random"] == 1000
+    duels = (tmp_path / "out" / "ratings.md").read_text().split("## Head to head")[1]
+    assert R.head_to_head_table(records, [r.agent for r in result.ratings]) in duels
     assert T.run(t, tmp_path / "again", progress=False, bootstrap=50).records == records
 
 

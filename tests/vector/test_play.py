@@ -113,3 +113,31 @@ def test_policy_rows_draw_from_their_own_seat(temperature: float) -> None:
     play(vec, np.zeros((4, 2), np.int64), [PolicySeat(policy, temperature)], generators)
     assert [vec.game_env(i).record_lines()[1]["action"] for i in range(4)] == want
     vec.close()
+
+
+def test_the_clone_short_name_bots_keep_their_compiled_twins(monkeypatch) -> None:
+    """``import agents`` from a clone's root loads the bots a second time as module ``agents``;
+    its RandomBot and heuristics still play on their compiled twins."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    from loco_envs.vector.compiled import kind_of
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2]))
+    for name in ("agents", "agents.loco"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    short = importlib.import_module("agents")
+    short_loco = importlib.import_module("agents.loco")
+    try:
+        assert short.RandomBot is not agents.RandomBot
+        kinds = {"random": 0, "loco/heuristic": 1}
+        assert kind_of(short.RandomBot(), kinds) == 0
+        assert kind_of(short_loco.LocoHeuristic(), kinds) == 1
+
+        class Impostor(PythonRandom):
+            name = "random"
+
+        assert kind_of(Impostor(), kinds) == -1  # a name alone is not a twin
+    finally:
+        sys.modules.pop("agents.loco", None)

@@ -36,7 +36,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from loco_envs.compiled import no_refcount, no_refcount_inline
+from loco_envs.compiled import no_refcount_inline
 from loco_envs.loco import actions as A
 from loco_envs.loco import cards as C
 from loco_envs.loco.observation import MAX_CARDS, NUM_PHASES, PER_SEAT, slices
