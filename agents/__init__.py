@@ -99,11 +99,11 @@ PRETRAINED_DIR = Path(__file__).parent / "pretrained"
 #: its most likely legal move), chosen by duplicate games against the heuristic on other deals
 #: than the shipped table's. Moco!: 0.663 greedy, 0.658 at 1 in 1,000 games. Los Mampfos, where
 #: two heuristics always tie each other: 0.50 greedy against 0.28 at 1 in 300. Loco Momo:
-#: 0.668 at 0.05, 0.652 at 0.25, 0.620 at 1 in 600 games (the same deals). LOCO gains
-#: nothing from sharpening (against ``heuristic-strong``, two sets of 1,000 deals: 0.612 and
-#: 0.599 at 0.5, 0.596 and 0.621 at 1), and a greedy LOCO policy can lock a game into a loop,
-#: so it samples at 1. ``provenance.evaluation.play`` in each JSON says how its table was
-#: measured.
+#: 0.668 at 0.05, 0.652 at 0.25, 0.620 at 1 in 600 games (the same deals). LOCO's earlier
+#: agent (before ``configs/loco_league.yaml``) gained nothing from sharpening (against
+#: ``heuristic-strong``, two sets of 1,000 deals: 0.612 and 0.599 at 0.5, 0.596 and 0.621 at 1),
+#: and a greedy LOCO policy can lock a game into a loop, so it samples at 1.
+#: ``provenance.evaluation.play`` in each JSON says how its table was measured.
 PRETRAINED_TEMPERATURE: dict[str, float] = {
     "loco/ppo": 1.0,
     "moco/ppo": 0.0,
