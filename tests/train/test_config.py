@@ -24,7 +24,8 @@ def test_there_is_a_quick_and_a_full_config_per_game() -> None:
 
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
 def test_provided_config_is_valid(path: Path) -> None:
-    warm_start = yaml.safe_load(path.read_text()).get("init_policy")
+    config = yaml.safe_load(path.read_text())
+    warm_start = config.get("init_policy")
     if warm_start and warm_start.endswith(".yaml"):
         # A quick config naming its clone's imitation config (beside it): the trainer makes the
         # clone first, and validation already checks that it fits the run's network.
@@ -39,8 +40,18 @@ def test_provided_config_is_valid(path: Path) -> None:
         clone = path.stem.removesuffix("_full") + "_bc"
         assert (path.parent / f"{clone}.yaml").exists()
         assert warm_start == f"runs/imitation/{clone}"
+    overrides = []
+    if path.stem.endswith("_league"):
+        # A league goes on from an agent that may have to be taken out of git first (its
+        # comment says how); a saved agent in its field is that start or a shipped file.
+        saved = [spec for spec in config["opponent_mix"] if spec.startswith("ppo:")]
+        assert all(spec == f"ppo:{warm_start}" for spec in saved)
+        if saved and not Path(f"{warm_start}.json").exists():
+            field = {k: v for k, v in config["opponent_mix"].items() if k not in saved}
+            overrides = ["--opponent-mix", yaml.safe_dump(field, default_flow_style=True)]
     if not warm_start or not warm_start.endswith(".yaml"):
-        args = parse_args([str(path), "--init-policy", ""] if warm_start else [str(path)])
+        start = ["--init-policy", ""] if warm_start else []
+        args = parse_args([str(path), *start, *overrides])
     assert args.exp_name == path.stem
     assert args.env_id.removesuffix("_v0") == path.stem.split("_")[0]
 
