@@ -26,22 +26,14 @@ def test_there_is_a_quick_and_a_full_config_per_game() -> None:
 def test_provided_config_is_valid(path: Path) -> None:
     config = yaml.safe_load(path.read_text())
     warm_start = config.get("init_policy")
+    overrides: list[str] = []
     if warm_start and warm_start.endswith(".yaml"):
         # A quick config naming its clone's imitation config (beside it): the trainer makes the
         # clone first, and validation already checks that it fits the run's network.
         assert (path.parent / warm_start).exists()
         args = parse_args([str(path)])
         assert args.init_policy == str(path.parent / warm_start)
-    elif warm_start and not path.stem.endswith("_league"):  # a league goes on from an agent
-        # A full config starting from a clone names what its clone config writes (<name>_full
-        # from python -m train.imitation configs/<name>_bc.yaml, by default
-        # runs/imitation/<name>_bc), which a fresh clone has not made yet: check the chain,
-        # then the rest without it.
-        clone = path.stem.removesuffix("_full") + "_bc"
-        assert (path.parent / f"{clone}.yaml").exists()
-        assert warm_start == f"runs/imitation/{clone}"
-    overrides = []
-    if path.stem.endswith("_league"):
+    elif path.stem.endswith("_league"):
         # A league goes on from an agent that may have to be taken out of git first (its
         # comment says how); a saved agent in its field is that start or a shipped file.
         saved = [spec for spec in config["opponent_mix"] if spec.startswith("ppo:")]
@@ -49,6 +41,14 @@ def test_provided_config_is_valid(path: Path) -> None:
         if saved and not Path(f"{warm_start}.json").exists():
             field = {k: v for k, v in config["opponent_mix"].items() if k not in saved}
             overrides = ["--opponent-mix", yaml.safe_dump(field, default_flow_style=True)]
+    elif warm_start:
+        # A full config starting from a clone names what its clone config writes (<name>_full
+        # from python -m train.imitation configs/<name>_bc.yaml, by default
+        # runs/imitation/<name>_bc), which a fresh clone has not made yet: check the chain,
+        # then the rest without it.
+        clone = path.stem.removesuffix("_full") + "_bc"
+        assert (path.parent / f"{clone}.yaml").exists()
+        assert warm_start == f"runs/imitation/{clone}"
     if not warm_start or not warm_start.endswith(".yaml"):
         start = ["--init-policy", ""] if warm_start else []
         args = parse_args([str(path), *start, *overrides])

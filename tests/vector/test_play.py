@@ -139,5 +139,6 @@ def test_the_clone_short_name_bots_keep_their_compiled_twins(monkeypatch) -> Non
             name = "random"
 
         assert kind_of(Impostor(), kinds) == -1  # a name alone is not a twin
-    finally:
+    finally:  # the short names leave with the test
         sys.modules.pop("agents.loco", None)
+        sys.modules.pop("agents", None)
