@@ -1,7 +1,10 @@
 """Tournaments killed with SIGKILL and resumed; write failures; same games whatever the run.
 
 The tournaments here run as real processes (``python -m benchmarks.tournament``) so that the
-kill, the hash seed and the worker processes are the real ones.
+kill, the hash seed and the worker processes are the real ones. A killed run kills itself: the
+compiled games are too fast for a kill from outside to land at a chosen point (2,400 games
+reach the journal within 0.3 s on two cores), so the process SIGKILLs its own process group,
+workers included, right after its journal has a given number of lines.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ import resource
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,17 +24,36 @@ from loco_envs.benchmarks.journal import RECORDS, RecordJournal
 from tests.safety.helpers import saved_policy
 
 ROOT = Path(__file__).resolve().parents[2]
-# Enough games that a kill lands before the end: results reach the journal in chunks (up to 8
-# games a worker), and on a loaded machine the poll below sees them late (a first kill aimed at
-# 10 lines has landed at 36: with 48 games the second, at 46, then missed the end).
 GAMES = 120
+
+# Runs the tournament's command line; once the journal holds KILL_AT lines (a whole line each,
+# written and flushed), SIGKILLs the process group: no handler, no cleanup, workers mid-game.
+KILL_AFTER_LINES = """
+import os, runpy, signal, sys
+from loco_envs.benchmarks.journal import RecordJournal
+
+kill_at = int(os.environ["KILL_AT"])
+append = RecordJournal.append
+
+def append_then_die(self, record):
+    append(self, record)
+    if len(self.done) >= kill_at:
+        os.killpg(0, signal.SIGKILL)
+
+RecordJournal.append = append_then_die
+sys.argv[0] = "benchmarks.tournament"
+runpy.run_module("benchmarks.tournament", run_name="__main__", alter_sys=True)
+"""
 
 
 def command(out: Path, policy: Path, workers: int = 1, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "benchmarks.tournament", "moco_v0", "--players", "2",
-            "--games", str(GAMES), "--agents", f"ppo:{policy}", "moco/heuristic", "random",
-            "--seed", "3", "--workers", str(workers), "--out", str(out), "--no-progress",
-            "--bootstrap", "50", *extra]
+    return [sys.executable, "-m", "benchmarks.tournament", *arguments(out, policy, workers, *extra)]
+
+
+def arguments(out: Path, policy: Path, workers: int = 1, *extra: str) -> list[str]:
+    return ["moco_v0", "--players", "2", "--games", str(GAMES), "--agents", f"ppo:{policy}",
+            "moco/heuristic", "random", "--seed", "3", "--workers", str(workers), "--out",
+            str(out), "--no-progress", "--bootstrap", "50", *extra]
 
 
 def environment(hash_seed: int) -> dict[str, str]:
@@ -49,24 +70,16 @@ def run_to_end(out: Path, policy: Path, workers: int = 1, hash_seed: int = 0,
 
 def kill_after(out: Path, policy: Path, lines: int, workers: int, hash_seed: int,
                *extra: str) -> int:
-    """Start the tournament, SIGKILL it once its journal has ``lines`` lines; lines left."""
-    proc = subprocess.Popen(command(out, policy, workers, *extra), cwd=ROOT,
-                            env=environment(hash_seed), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
-    journal = out / RECORDS
-    try:
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline and proc.poll() is None:
-            if journal.is_file() and journal.read_bytes().count(b"\n") >= lines:
-                break
-            time.sleep(0.01)
-        assert proc.poll() is None, "the tournament ended before it could be killed"
-        os.killpg(proc.pid, signal.SIGKILL)  # the tournament and its worker processes
-    finally:
-        proc.wait(timeout=60)
-    assert proc.returncode == -signal.SIGKILL
-    count = journal.read_bytes().count(b"\n")
-    assert lines <= count < GAMES
+    """Run the tournament until its journal has ``lines`` lines, then SIGKILL it (itself and its
+    worker processes); the lines left."""
+    done = subprocess.run([sys.executable, "-c", KILL_AFTER_LINES,
+                           *arguments(out, policy, workers, *extra)], cwd=ROOT,
+                          env={**environment(hash_seed), "KILL_AT": str(lines)},
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          start_new_session=True, timeout=600)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
+    count = (out / RECORDS).read_bytes().count(b"\n")
+    assert count == lines < GAMES
     return count
 
 
