@@ -9,7 +9,12 @@ the ratios within a repeat:
   and PPO settings, on the compiled engine), whole: collection, opponents, PPO updates and
   logging, the first rollout included, in a fresh (spawned) process with each vector-env
   backend (``serial``: the games in the learner's process; ``shared_memory``: one slice per
-  core). Left out: the warm-start clone (the network is the same, its weights start fresh),
+  core) and, where the config has action features, each network: ``flat`` (hidden layers
+  over the observation and every action's features) and ``scorer`` (the action scorer of
+  :mod:`train.networks` and the feature shortcut: the hidden layers over the observation
+  alone, one small network shared by the actions; the config's ``action_scorer`` width, else
+  :data:`SCORER_WIDTH`).
+  Left out: the warm-start clone (the network is the same, its weights start fresh),
   evaluations and intermediate checkpoints. Each row is divided by the **Python raw env**
   of the same game (``observe`` then ``step`` with uniform random legal actions, one core,
   :func:`benchmarks.throughput.aec_game`) measured in the same repeat: the yardstick of the
@@ -54,21 +59,25 @@ TABLES = ("training", "busy")
 #: The jobs of the busy table, and the games of its tournament rows (under a minute each).
 BUSY_JOBS = ("training", "ppo: tournament, --workers 2")
 BUSY_GAMES = 16
+#: The action scorer's width in a ``scorer`` row of a config that names none.
+SCORER_WIDTH = 8
 
 
 # ---------------------------------------------------------------------------------------------
 # Training rows (each in a spawned process)
-def _training_row(task: tuple[str, str, int, int, int | None]) -> dict[str, float]:
-    """The trainer on ``config`` for ``updates`` rollouts with ``backend``: its learner
-    decisions/s (:attr:`train.ppo.TrainResult.decisions_per_second`) and peak memory."""
-    backend, config, updates, seed, threads = task
+def _training_row(task: tuple[str, str, int, int, int | None, tuple[str, ...]]
+                  ) -> dict[str, float]:
+    """The trainer on ``config`` (with the command-line ``overrides``) for ``updates``
+    rollouts with ``backend``: its learner decisions/s
+    (:attr:`train.ppo.TrainResult.decisions_per_second`) and peak memory."""
+    backend, config, updates, seed, threads, overrides = task
     from loco_envs.train.ppo import parse_args, train
 
     with tempfile.TemporaryDirectory() as runs:
         args = parse_args([config, "--seed", str(seed), "--init-policy", "", "--backend",
                            backend, "--runs-dir", runs, "--eval-every", "0",
                            "--final-eval-games", "0", "--checkpoint-every", "0",
-                           "--progress-bar", "false"])
+                           "--progress-bar", "false", *overrides])
         args.threads = threads
         args.total_timesteps = updates * args.num_envs * args.num_steps
         result = train(args)
@@ -152,7 +161,7 @@ def _busy_rows(envs: list[str], threads: int | None) -> list[dict]:
 
 def _busy_sample(row: dict, ctx: Any, config: str, updates: int, seed: int) -> dict:
     if row["job"] == "training":
-        task = ("serial", config, updates, seed, row["threads"])
+        task = ("serial", config, updates, seed, row["threads"], ())
         result = _in_fresh_process(ctx, task, busy=True)
         return {"rate": result["decisions_per_s"]}
     task = (config, row["env"], seed, row["threads"], BUSY_GAMES)
@@ -172,8 +181,10 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: i
 
     configs = {env_id: str(Path("configs") / f"{env_id.removesuffix('_v0')}_quick.yaml")
                for env_id in envs}
-    training = [{"env": env_id, "backend": backend, "samples": []} for env_id in envs
-                for backend in BACKENDS if "training" in only]
+    training = [{"env": env_id, "backend": backend, "network": network, "overrides": overrides,
+                 "samples": []}
+                for env_id in envs for backend in BACKENDS if "training" in only
+                for network, overrides in _networks(configs[env_id]).items()]
     raw = {env_id: {"play": aec_game(env_id, 2, seed, wrapped=False), "samples": []}
            for env_id in envs if "training" in only}
     busy = _busy_rows(envs, threads) if "busy" in only else []
@@ -187,7 +198,8 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: i
                     seconds, yardstick["play"])[0]})
                 bar.update()
             for row in training:
-                task = (row["backend"], configs[row["env"]], updates, seed, threads)
+                task = (row["backend"], configs[row["env"]], updates, seed, threads,
+                        row["overrides"])
                 row["samples"].append(_in_fresh_process(ctx, task))
                 bar.update()
             for row in busy:
@@ -202,10 +214,26 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: i
         base = next(r for r in busy if r["env"] == row["env"] and r["job"] == row["job"])
         row["vs_one_per_core"] = _paired_median(row, base, "rate")
     for row in training + busy:
+        row.pop("overrides", None)
         samples = row.pop("samples")
         for key in samples[0]:
             row[key] = statistics.median(s[key] for s in samples)
     return training, busy
+
+
+def _networks(config: str) -> dict[str, tuple[str, ...]]:
+    """The networks measured for ``config``: ``flat``, and ``scorer`` (with the feature
+    shortcut) where it has action features (its own ``action_scorer`` width, else
+    :data:`SCORER_WIDTH`)."""
+    from loco_envs.policy import transform_extra_size
+    from loco_envs.train.ppo import parse_args
+
+    args = parse_args([config])
+    if not transform_extra_size(args.obs_transform):
+        return {"flat": ()}
+    width = args.action_scorer or SCORER_WIDTH
+    return {"flat": ("--action-scorer", "0", "--feature-shortcut", "false"),
+            "scorer": ("--action-scorer", str(width), "--feature-shortcut", "true")}
 
 
 def _paired_median(row: dict, base: dict, key: str) -> float:
@@ -225,7 +253,8 @@ def tables(training: list[dict], busy: list[dict] = ()) -> str:
         lines = ["| game | trainer, backend | learner decisions/s | Python raw env decisions/s "
                  "| vs Python raw env | peak memory (MB) |", "|---|---|---:|---:|---:|---:|"]
         for row in training:
-            lines.append(f"| {row['env']} 2p | quick config, {row['backend']} | "
+            lines.append(f"| {row['env']} 2p | quick config, {row['backend']}, "
+                         f"{row['network']} network | "
                          f"{row['decisions_per_s']:,.0f} | {row['raw_env_per_s']:,.0f} | "
                          f"{row['vs_raw_env']:.3f} | {row['peak_mb']:,.0f} |")
         blocks.append("\n".join(lines))

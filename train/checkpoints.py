@@ -76,8 +76,11 @@ def save_snapshots(path: Path, snapshots: Sequence[NumpyPolicy]) -> None:
         for j, (w, b) in enumerate([*policy.hidden, policy.action]):
             arrays[f"s{i}_l{j}_w"] = np.asarray(w, np.float32)
             arrays[f"s{i}_l{j}_b"] = np.asarray(b, np.float32)
+        for j, array in enumerate(policy.scorer or ()):
+            arrays[f"s{i}_scorer{j}"] = np.asarray(array, np.float32)
     meta = [{"layers": len(p.hidden) + 1, "activation": p.activation,
-             "obs_transform": p.obs_transform, "feature_shortcut": p.feature_shortcut}
+             "obs_transform": p.obs_transform, "feature_shortcut": p.feature_shortcut,
+             "scorer": p.scorer is not None}
             for p in snapshots]
     buffer = io.BytesIO()
     np.savez(buffer, meta=np.array(json.dumps(meta)), **arrays)
@@ -93,8 +96,11 @@ def load_snapshots(path: Path) -> list[NumpyPolicy]:
             for i, m in enumerate(meta):
                 layers = [(data[f"s{i}_l{j}_w"], data[f"s{i}_l{j}_b"])
                           for j in range(m["layers"])]
+                scorer = (tuple(data[f"s{i}_scorer{j}"] for j in range(4))
+                          if m.get("scorer") else None)
                 out.append(NumpyPolicy(layers[:-1], layers[-1], m["activation"],
-                                       m["obs_transform"], m.get("feature_shortcut", False)))
+                                       m["obs_transform"], m.get("feature_shortcut", False),
+                                       scorer))
     except (OSError, KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"snapshots file {path}: not readable ({exc})") from None
     return out

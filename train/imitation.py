@@ -58,6 +58,7 @@ from loco_envs.core.files import atomic_write_bytes
 from loco_envs.core.threads import set_threads
 from loco_envs.policy import (
     NumpyPolicy,
+    check_action_scorer,
     check_feature_shortcut,
     policy_paths,
     save_policy,
@@ -104,6 +105,9 @@ class BCArgs(BaseArgs):
     """games per DAgger round"""
     feature_shortcut: bool = False
     """the action layer also reads the action features (train/networks.py; the trainer's)"""
+    action_scorer: int = 0
+    """hidden width of a network shared by every action that scores each move from its own
+    features and the state (0: none; needs '+features'; the trainer's, train/networks.py)"""
     epochs: int = 8
     """passes over the data per fit"""
     value_coef: float = 0.5
@@ -129,6 +133,8 @@ class BCArgs(BaseArgs):
         self.at_least(0, "dagger_rounds", "dagger_games", "eval_games", "value_coef")
         keyed("feature_shortcut", check_feature_shortcut, self.feature_shortcut,
               self.obs_transform, predicate=True)
+        keyed("action_scorer", check_action_scorer, self.action_scorer, self.obs_transform,
+              predicate=True)
         self.multiple_of_players("eval_games")
 
     def opponent_specs(self) -> dict[str, float]:
@@ -251,17 +257,22 @@ def collect_round(args: BCArgs, round_index: int, num_games: int,
 # ---------------------------------------------------------------------------------------------
 # Fitting
 def build_networks(obs_size: int, num_actions: int, net_arch: Sequence[int], activation: str,
-                   shortcut: int = 0):
+                   shortcut: int = 0, scorer: int = 0, features: int = 0):
     """Actor and value MLPs shaped as SB3's ``MlpPolicy`` with separate pi/vf networks (the
-    actor with a feature shortcut of width ``shortcut``, :mod:`train.networks`)."""
+    actor with a feature shortcut of width ``shortcut``, and with an action scorer of hidden
+    width ``scorer`` over the last ``features`` inputs, the action features, whose critic then
+    reads the observation alone: :mod:`train.networks`). ``obs_size`` is the input's width,
+    features included."""
     import torch.nn as nn
 
-    from loco_envs.train.networks import Tanh, build_actor
+    from loco_envs.train.networks import ObservationOnly, Tanh, build_actor
     from loco_envs.train.torch_policy import mlp
 
     act = {"tanh": Tanh, "relu": nn.ReLU}[activation]
-    actor = build_actor(obs_size, num_actions, net_arch, act, shortcut)
-    value = nn.Sequential(mlp([obs_size, *net_arch], act), nn.Linear(net_arch[-1], 1))
+    actor = build_actor(obs_size, num_actions, net_arch, act, shortcut, scorer, features)
+    cut = (features or shortcut) if scorer else 0
+    value = nn.Sequential(ObservationOnly(cut), mlp([obs_size - cut, *net_arch], act),
+                          nn.Linear(net_arch[-1], 1))
     return actor, value
 
 
@@ -278,9 +289,10 @@ def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
                       .action_space("player_0").n)
     obs = torch.from_numpy(transform_observation(data.obs, args.obs_transform)).to(device)
     if actor is None:  # the input is the transformed observation, action features included
-        shortcut = transform_extra_size(args.obs_transform) if args.feature_shortcut else 0
+        extra = transform_extra_size(args.obs_transform)
         actor, value = build_networks(obs.shape[1], num_actions, args.net_arch,
-                                      args.activation, shortcut)
+                                      args.activation, extra if args.feature_shortcut else 0,
+                                      args.action_scorer, extra)
     actor, value = actor.to(device), value.to(device)  # the export copies back to the CPU
     legal = torch.from_numpy(np.unpackbits(data.masks, axis=1, count=num_actions).astype(bool))
     legal = legal.to(device)
@@ -322,7 +334,7 @@ def actor_policy(actor: Any, obs_transform: str) -> NumpyPolicy:
     """The cloned actor (:func:`train.networks.build_actor`) as the data-only policy."""
     from loco_envs.train.torch_policy import to_numpy_policy
 
-    return to_numpy_policy(actor.body, actor.head, obs_transform, actor.scores)
+    return to_numpy_policy(actor.body, actor.head, obs_transform, actor.scores, actor.scorer)
 
 
 def save_value(path: Path, value: Any) -> Path:

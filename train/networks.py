@@ -18,6 +18,12 @@ same logits.
   (below); the trainer's policy without the shortcut.
 - :class:`ShortcutPolicy`: :class:`MaskedMlpPolicy` with the shortcut
   (``policy_kwargs={"feature_shortcut": A * K}``).
+- :class:`ActionScorer` (``policy_kwargs={"feature_shortcut": A * K, "action_scorer": h,
+  "shortcut": bool}``): a network of width ``h`` shared by every action scores each move from
+  its own K features and the state's embedding (beside the shortcut's per-action weights when
+  ``shortcut``), and the hidden layers and the critic read the observation alone. LOCO's
+  flat input is 3,174 wide, 2,904 of it action features; with a scorer of width 8 a decision
+  costs a fifth of the multiply-adds (below).
 - :func:`build_actor`: the same actor for behaviour cloning (:mod:`train.imitation`).
 - :class:`Tanh`: ``nn.Tanh``, computed by numpy on the CPU (the trainer's and the cloner's
   ``tanh``).
@@ -54,9 +60,9 @@ from torch.distributions.utils import lazy_property
 
 from loco_envs.train.torch_policy import mlp
 
-__all__ = ["FeatureScores", "MaskedCategorical", "MaskedCategoricalDistribution",
-           "MaskedMlpPolicy", "MaskedRolloutBuffer", "ShortcutActor", "ShortcutExtractor",
-           "ShortcutPolicy", "Tanh", "build_actor"]
+__all__ = ["ActionScorer", "FeatureScores", "MaskedCategorical", "MaskedCategoricalDistribution",
+           "MaskedMlpPolicy", "MaskedRolloutBuffer", "ObservationOnly", "ScorerExtractor",
+           "ShortcutActor", "ShortcutExtractor", "ShortcutPolicy", "Tanh", "build_actor"]
 
 #: The log-probability an illegal action is given (sb3-contrib's masked logit).
 ILLEGAL_LOG_PROB = -1e8
@@ -282,9 +288,13 @@ class FeatureScores(nn.Module):
         self.weight = nn.Parameter(torch.zeros(num_actions, width // num_actions))
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        """One batched product per action (``bmm`` over A of ``[N, K] @ [K, 1]``): the same
+        sums as an elementwise product and a sum over K, in less than half the time with
+        its gradient (2.1 ms against 4.7 ms for 512 LOCO inputs on one thread)."""
         num_actions, k = self.weight.shape
-        features = inputs[:, inputs.shape[1] - num_actions * k:]
-        return (features.reshape(-1, num_actions, k) * self.weight).sum(dim=2) * self.GAIN
+        features = inputs[:, inputs.shape[1] - num_actions * k:].reshape(-1, num_actions, k)
+        scores = torch.bmm(features.transpose(0, 1), self.weight.unsqueeze(-1))
+        return scores.squeeze(-1).t() * self.GAIN
 
     def effective(self) -> Any:
         """The ``[A, K]`` weights the logits use (numpy)."""
@@ -293,6 +303,95 @@ class FeatureScores(nn.Module):
     def set_effective(self, scores: Any) -> None:
         with torch.no_grad():
             self.weight.copy_(torch.as_tensor(scores, dtype=torch.float32) / self.GAIN)
+
+
+class ActionScorer(nn.Module):
+    """``(N, A)``: each action's score ``out . relu(Wf f_a + Ws s + b)`` by one small network
+    shared by all A actions, from the action's own K features ``f_a`` and the state embedding
+    ``s`` (the actor's last hidden layer).
+
+    Why. A first layer over every action's features (LOCO: 2,904 of 3,174 inputs, times 128
+    units, in the actor and again in the critic) costs most of a decision's multiply-adds. Here
+    a move's features go through ``h`` units once per action, and the state enters through one
+    ``H x h`` product: LOCO's actor and critic with ``net_arch`` [128, 128] take 0.16M
+    multiply-adds a sample with ``h`` 8 against 0.88M flat. Keep ``h`` small: the per-action
+    activations (N x A x h) are elementwise work that the multiply-adds do not count, and at
+    ``h`` 32 a LOCO minibatch's forward and backward passes took longer than the flat
+    network's (28 ms against 21 ms for 512 samples on one thread; 11 ms at ``h`` 8). ``out``
+    starts at zero, so a fresh scorer adds nothing to the logits until it has learned.
+    :func:`loco_envs.policy.scorer_scores` computes the same scores in numpy.
+    """
+
+    def __init__(self, num_actions: int, width: int, state_size: int, hidden: int):
+        super().__init__()
+        if width % num_actions:
+            raise ValueError(f"action_scorer: {width} features are not K per each of "
+                             f"{num_actions} actions")
+        self.num_actions = num_actions
+        self.feature = nn.Linear(width // num_actions, hidden)
+        self.state = nn.Linear(state_size, hidden, bias=False)
+        self.out = nn.Linear(hidden, 1, bias=False)
+        nn.init.zeros_(self.out.weight)
+
+    def forward(self, features: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
+        per_action = features.reshape(features.shape[0], self.num_actions, -1)
+        hidden = self.feature(per_action) + self.state(state).unsqueeze(1)
+        return self.out(torch.relu(hidden)).squeeze(-1)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The scorer as :attr:`loco_envs.policy.NumpyPolicy.scorer` holds it (float32 copies)."""
+        return tuple(t.detach().cpu().numpy().astype(np.float32).copy() for t in (
+            self.feature.weight, self.state.weight, self.feature.bias, self.out.weight[0]))
+
+    def set_arrays(self, arrays: Sequence[np.ndarray]) -> None:
+        """Load :meth:`arrays`' layout; ``ValueError`` for another shape."""
+        targets = (self.feature.weight, self.state.weight, self.feature.bias, self.out.weight[0])
+        with torch.no_grad():
+            for target, array in zip(targets, arrays, strict=True):
+                if tuple(target.shape) != np.shape(array):
+                    raise ValueError(f"action scorer array of shape {np.shape(array)}, the "
+                                     f"network's is {tuple(target.shape)}")
+                target.copy_(torch.as_tensor(np.asarray(array, np.float32)))
+
+
+class ObservationOnly(nn.Module):
+    """The input without its last ``width`` entries (the action features): the cloner's critic
+    with an action scorer reads what :class:`ScorerExtractor`'s critic reads."""
+
+    def __init__(self, width: int):
+        super().__init__()
+        self.width = width
+
+    def forward(self, inputs: torch.Tensor) -> torch.Tensor:
+        return inputs[:, :inputs.shape[1] - self.width]
+
+
+class ScorerExtractor(MlpExtractor):
+    """SB3's ``MlpExtractor`` over the observation alone (the input's last ``width`` entries,
+    the action features, cut off), whose actor latent is the last hidden layer, then the A
+    scores of :class:`ActionScorer`, plus the feature shortcut's with ``shortcut`` (the layout
+    :class:`ShortcutPolicy` reads)."""
+
+    def __init__(self, feature_dim: int, net_arch: Any, activation_fn: type[nn.Module],
+                 device: Any, num_actions: int, width: int, hidden: int, shortcut: bool):
+        super().__init__(feature_dim - width, net_arch, activation_fn, device)
+        self.width = width
+        self.scorer = ActionScorer(num_actions, width, self.latent_dim_pi, hidden).to(device)
+        self.scores = FeatureScores(num_actions, width).to(device) if shortcut else None
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        split = features.shape[1] - self.width
+        state = self.policy_net(features[:, :split])
+        scores = self.scorer(features[:, split:], state)
+        if self.scores is not None:
+            scores = scores + self.scores(features)
+        return torch.cat([state, scores], dim=1)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value_net(features[:, :features.shape[1] - self.width])
 
 
 class ShortcutExtractor(MlpExtractor):
@@ -312,16 +411,28 @@ class ShortcutExtractor(MlpExtractor):
 
 
 class ShortcutPolicy(MaskedMlpPolicy):
-    """:class:`MaskedMlpPolicy` with the feature shortcut (saved and loaded by SB3 with
-    its ``feature_shortcut``, so ``--resume`` rebuilds the same network)."""
+    """:class:`MaskedMlpPolicy` whose logits add a per-action score to the action layer's: the
+    feature shortcut, or with ``action_scorer`` (a hidden width) the :class:`ActionScorer`,
+    plus the shortcut when ``shortcut``. ``feature_shortcut`` is the width of the action
+    features at the end of the input. Saved and loaded by SB3 with all three, so ``--resume``
+    rebuilds the same network."""
 
-    def __init__(self, *args: Any, feature_shortcut: int, **kwargs: Any):
+    def __init__(self, *args: Any, feature_shortcut: int, action_scorer: int = 0,
+                 shortcut: bool = True, **kwargs: Any):
         if feature_shortcut < 1:
             raise ValueError(f"feature_shortcut must be a positive width, got {feature_shortcut}")
         self.feature_shortcut = feature_shortcut
+        self.action_scorer = action_scorer
+        self.shortcut = shortcut
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
+        if self.action_scorer:
+            self.mlp_extractor = ScorerExtractor(self.features_dim, self.net_arch,
+                                                 self.activation_fn, self.device,
+                                                 int(self.action_space.n), self.feature_shortcut,
+                                                 self.action_scorer, self.shortcut)
+            return
         self.mlp_extractor = ShortcutExtractor(self.features_dim, self.net_arch,
                                                self.activation_fn, self.device,
                                                int(self.action_space.n), self.feature_shortcut)
@@ -333,24 +444,43 @@ class ShortcutPolicy(MaskedMlpPolicy):
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         return {**super()._get_constructor_parameters(),
-                "feature_shortcut": self.feature_shortcut}
+                "feature_shortcut": self.feature_shortcut, "action_scorer": self.action_scorer,
+                "shortcut": self.shortcut}
 
 
 class ShortcutActor(nn.Module):
-    """Hidden layers and an action layer, plus the feature scores when ``scores`` is given."""
+    """Hidden layers and an action layer, plus the feature scores when ``scores`` is given, or
+    the action scorer's when ``scorer`` is (the hidden layers then read the input without its
+    last ``width`` entries, the features)."""
 
-    def __init__(self, body: nn.Sequential, head: nn.Linear, scores: FeatureScores | None):
+    def __init__(self, body: nn.Sequential, head: nn.Linear, scores: FeatureScores | None,
+                 scorer: ActionScorer | None = None, width: int = 0):
         super().__init__()
-        self.body, self.head, self.scores = body, head, scores
+        self.body, self.head, self.scores, self.scorer = body, head, scores, scorer
+        self.width = width
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
-        logits = self.head(self.body(inputs))
+        if self.scorer is not None:
+            split = inputs.shape[1] - self.width
+            state = self.body(inputs[:, :split])
+            logits = self.head(state) + self.scorer(inputs[:, split:], state)
+        else:
+            logits = self.head(self.body(inputs))
         return logits if self.scores is None else logits + self.scores(inputs)
 
 
 def build_actor(input_size: int, num_actions: int, net_arch: Sequence[int],
-                activation: type[nn.Module], shortcut: int = 0) -> ShortcutActor:
-    """The actor :class:`ShortcutPolicy` builds (SB3's plain one with ``shortcut=0``)."""
-    widths = [input_size, *net_arch]
+                activation: type[nn.Module], shortcut: int = 0, scorer: int = 0,
+                features: int = 0) -> ShortcutActor:
+    """The actor :class:`ShortcutPolicy` builds (SB3's plain one with ``shortcut=0``): with a
+    feature shortcut over the last ``shortcut`` inputs, and with an :class:`ActionScorer` of
+    hidden width ``scorer`` over the last ``features`` inputs (``shortcut`` when 0), the
+    hidden layers then reading the rest."""
+    features = features or shortcut
     scores = FeatureScores(num_actions, shortcut) if shortcut else None
+    if scorer:
+        widths = [input_size - features, *net_arch]
+        return ShortcutActor(mlp(widths, activation), nn.Linear(widths[-1], num_actions), scores,
+                             ActionScorer(num_actions, features, widths[-1], scorer), features)
+    widths = [input_size, *net_arch]
     return ShortcutActor(mlp(widths, activation), nn.Linear(widths[-1], num_actions), scores)

@@ -46,6 +46,7 @@ from loco_envs.core.files import atomic_write_bytes
 from loco_envs.core.threads import available_cores, set_threads
 from loco_envs.policy import (
     NumpyPolicy,
+    check_action_scorer,
     check_feature_shortcut,
     load_policy,
     save_policy,
@@ -95,6 +96,11 @@ class Args(SelfPlayArgs):
     """stop an update's epochs early past this approx KL (null: never)"""
     feature_shortcut: bool = False
     """the action layer also reads the action features (train/networks.py; needs '+features')"""
+    action_scorer: int = 0
+    """hidden width of a network shared by every action that scores each move from its own
+    features and the state; the hidden layers and the critic then read the observation alone
+    (0: none; needs '+features'; with feature_shortcut, each action keeps its own weights over
+    its features too; train/networks.py)"""
     opponent_sampling: str = "uniform"
     """how seats are drawn from the mix: 'uniform' (as written), 'pfsp' or 'pfsp-even'
     (prioritised fictitious self-play on the learner's recent score, train.pool)"""
@@ -135,6 +141,8 @@ class Args(SelfPlayArgs):
         self.require("backend", self.backend in BACKENDS, f"one of {list(BACKENDS)}")
         keyed("feature_shortcut", check_feature_shortcut, self.feature_shortcut,
               self.obs_transform, predicate=True)
+        keyed("action_scorer", check_action_scorer, self.action_scorer, self.obs_transform,
+              predicate=True)
         check_sampling(self.opponent_sampling)
         if self.resume:
             latest_checkpoint(self.resume)  # ValueError when it is not a whole checkpoint
@@ -150,7 +158,7 @@ class Args(SelfPlayArgs):
         if self.init_policy and is_clone_config(self.init_policy):
             check_clone_config(self.init_policy, self.runs_dir, self.env_id, self.env_kwargs,
                                self.net_arch, self.activation, self.obs_transform,
-                               self.feature_shortcut)
+                               self.feature_shortcut, self.action_scorer)
         elif self.init_policy:
             try:
                 found = Path(f"{Path(self.init_policy).with_suffix('')}.json").exists()
@@ -163,7 +171,7 @@ class Args(SelfPlayArgs):
                     f"configs/<game>_bc.yaml)")
             keyed("init_policy", check_compatible, self.init_policy, self.env_id,
                   self.env_kwargs, self.net_arch, self.activation, self.obs_transform,
-                  self.feature_shortcut)
+                  self.feature_shortcut, self.action_scorer)
 
 
 def hyperparameter_table(args: Args) -> str:
@@ -416,8 +424,8 @@ def _run_dir(args: Args, resume_zip: Path | None) -> Path:
 
 def policy_network(args: Args) -> tuple[Any, dict[str, Any]]:
     """The SB3 policy class and its ``policy_kwargs`` for ``args``: separate actor and value
-    MLPs, the actor with a feature shortcut when asked, the fast masked distribution and
-    ``tanh`` (:mod:`train.networks`)."""
+    MLPs, the actor with a feature shortcut or an action scorer when asked, the fast masked
+    distribution and ``tanh`` (:mod:`train.networks`)."""
     import torch
 
     from loco_envs.train.networks import MaskedMlpPolicy, ShortcutPolicy, Tanh
@@ -428,9 +436,11 @@ def policy_network(args: Args) -> tuple[Any, dict[str, Any]]:
         # SB3's Adam (its eps), fused: one kernel for all parameters, 0.4 ms a step here
         # against 1.5 ms for torch's per-tensor loop on CPU
         optimizer_kwargs=dict(eps=1e-5, fused=True))
-    if not args.feature_shortcut:
+    if not args.feature_shortcut and not args.action_scorer:
         return MaskedMlpPolicy, kwargs
-    return ShortcutPolicy, {**kwargs, "feature_shortcut": transform_extra_size(args.obs_transform)}
+    return ShortcutPolicy, {**kwargs, "feature_shortcut": transform_extra_size(args.obs_transform),
+                            "action_scorer": args.action_scorer,
+                            "shortcut": args.feature_shortcut}
 
 
 def train(args: Args) -> TrainResult:

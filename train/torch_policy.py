@@ -63,9 +63,10 @@ def linear_arrays(layer: nn.Linear) -> tuple[np.ndarray, np.ndarray]:
 
 
 def to_numpy_policy(body: Iterable[nn.Module], head: nn.Linear, obs_transform: str,
-                    scores: Any = None) -> NumpyPolicy:
+                    scores: Any = None, scorer: Any = None) -> NumpyPolicy:
     """The actor ``head(body(x))`` (plus ``scores``, the per-action feature weights of
-    :class:`train.networks.FeatureScores`, when given) as a :class:`NumpyPolicy` with the same
+    :class:`train.networks.FeatureScores`, or ``scorer``, a
+    :class:`train.networks.ActionScorer`, when given) as a :class:`NumpyPolicy` with the same
     logits; ``ValueError`` for a layer the format cannot hold or mixed activations."""
     hidden: list[tuple[np.ndarray, np.ndarray]] = []
     activation = None
@@ -83,7 +84,7 @@ def to_numpy_policy(body: Iterable[nn.Module], head: nn.Linear, obs_transform: s
     if scores is not None:
         weight = np.concatenate([weight, expand_shortcut(scores.effective())], axis=1)
     return NumpyPolicy(hidden, (weight, bias), activation or "tanh", obs_transform,
-                       scores is not None)
+                       scores is not None, None if scorer is None else scorer.arrays())
 
 
 def from_sb3(policy: Any, obs_transform: str) -> NumpyPolicy:
@@ -94,5 +95,6 @@ def from_sb3(policy: Any, obs_transform: str) -> NumpyPolicy:
     if not isinstance(extractor, FlattenExtractor):
         raise ValueError(f"only flat observations are supported, got {type(extractor)}")
     return to_numpy_policy(policy.mlp_extractor.policy_net, policy.action_net, obs_transform,
-                           getattr(policy.mlp_extractor, "scores", None))
+                           getattr(policy.mlp_extractor, "scores", None),
+                           getattr(policy.mlp_extractor, "scorer", None))
 

@@ -45,24 +45,26 @@ def value_path(path: str | Path) -> Path:
 
 def check_compatible(path: str | Path, env_id: str, env_options: dict[str, Any],
                      net_arch: list[int], activation: str, obs_transform: str,
-                     feature_shortcut: bool = False) -> None:
+                     feature_shortcut: bool = False, action_scorer: int = 0) -> None:
     """``ValueError`` unless the policy at ``path`` fits a run of this game and network."""
     policy, doc = load_policy(path)
     got = {"env_id": doc["env_id"],
            "env_options.num_players": doc["env_options"].get("num_players"),
            "layer_sizes": policy.layer_sizes, "activation": policy.activation,
            "obs_transform": policy.obs_transform,
-           "feature_shortcut": policy.feature_shortcut}
+           "feature_shortcut": policy.feature_shortcut,
+           "action_scorer": doc.get("action_scorer", 0)}
     _compare(path, got, env_id, env_options, net_arch, activation, obs_transform,
-             feature_shortcut)
+             feature_shortcut, action_scorer)
 
 
 def _compare(source: str | Path, got: dict[str, Any], env_id: str, env_options: dict[str, Any],
              net_arch: list[int], activation: str, obs_transform: str,
-             feature_shortcut: bool) -> None:
+             feature_shortcut: bool, action_scorer: int) -> None:
     wanted = {"env_id": env_id, "env_options.num_players": env_options.get("num_players"),
               "layer_sizes": list(net_arch), "activation": activation,
-              "obs_transform": obs_transform, "feature_shortcut": feature_shortcut}
+              "obs_transform": obs_transform, "feature_shortcut": feature_shortcut,
+              "action_scorer": action_scorer}
     for key, value in wanted.items():
         if got[key] != value:
             raise ValueError(f"config key 'init_policy': {source} has {key} {got[key]!r}, the "
@@ -94,14 +96,16 @@ def clone_args(config: str | Path, runs_dir: str | Path) -> Any:
 
 def check_clone_config(config: str | Path, runs_dir: str | Path, env_id: str,
                        env_options: dict[str, Any], net_arch: list[int], activation: str,
-                       obs_transform: str, feature_shortcut: bool = False) -> None:
+                       obs_transform: str, feature_shortcut: bool = False,
+                       action_scorer: int = 0) -> None:
     """``ValueError`` unless the clone the imitation config at ``config`` makes fits the run."""
     bc = clone_args(config, runs_dir)
     got = {"env_id": bc.env_id, "env_options.num_players": bc.num_players,
            "layer_sizes": list(bc.net_arch), "activation": bc.activation,
-           "obs_transform": bc.obs_transform, "feature_shortcut": bc.feature_shortcut}
+           "obs_transform": bc.obs_transform, "feature_shortcut": bc.feature_shortcut,
+           "action_scorer": bc.action_scorer}
     _compare(config, got, env_id, env_options, net_arch, activation, obs_transform,
-             feature_shortcut)
+             feature_shortcut, action_scorer)
 
 
 def policy_of(init_policy: str | Path, runs_dir: str | Path) -> Path:
@@ -171,6 +175,12 @@ def warm_start(model: Any, path: str | Path) -> bool:
         hidden = sb3.action_net.in_features
         sb3.mlp_extractor.scores.set_effective(shortcut_scores(weight[:, hidden:]))
         weight = weight[:, :hidden]
+    if policy.scorer is not None:
+        try:
+            sb3.mlp_extractor.scorer.set_arrays(policy.scorer)
+        except (AttributeError, ValueError) as exc:
+            raise ValueError(f"config key 'init_policy': {path}: its action scorer does not fit "
+                             f"the run's network ({exc})") from None
     pairs = list(zip(actor_layers, policy.hidden, strict=False)) + [(sb3.action_net,
                                                                      (weight, bias))]
     if len(actor_layers) != len(policy.hidden):

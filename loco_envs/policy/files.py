@@ -23,6 +23,13 @@ two files side by side:
   ``obs_transform``     ``"none"`` or ``"log1p"`` applied to the observation first, optionally
                         with ``+<features>``: per-action features appended
                         (:mod:`loco_envs.core.features`)
+  ``feature_shortcut``  optional, default false: the action layer also reads the action
+                        features (its weight is ``[A, H + A * K]``, block-diagonal over them)
+  ``action_scorer``     optional, default 0: the hidden width ``h`` of a scorer shared by
+                        every action (arrays ``scorer_feature_weight`` [h, K],
+                        ``scorer_state_weight`` [h, H], ``scorer_bias`` and ``scorer_out``
+                        [h]); the hidden layers then read the observation without the features
+                        (:class:`~loco_envs.policy.NumpyPolicy`)
   ``weights_sha256``    hash of the ``.npz``: a pair torn by a crash between the two writes is
                         refused instead of mixing old weights with new metadata
   ``provenance``        ``config``, ``seed``, ``decisions`` (trained on), ``evaluation`` (table)
@@ -55,6 +62,7 @@ import numpy as np
 from loco_envs.core.files import atomic_write_bytes
 from loco_envs.policy.network import ACTIVATIONS, NumpyPolicy
 from loco_envs.policy.transforms import (
+    check_action_scorer,
     check_feature_shortcut,
     check_transform,
     transform_extra_size,
@@ -77,7 +85,9 @@ _FIELDS = ("format", "format_version", "env_id", "env_options", "observation_siz
            "num_actions", "layer_sizes", "activation", "obs_transform", "weights_sha256",
            "provenance")
 #: Fields a file may leave out (files written before they existed); each defaults to false.
-_OPTIONAL_FIELDS = ("feature_shortcut",)
+_OPTIONAL_FIELDS = ("feature_shortcut", "action_scorer")
+#: The action scorer's arrays, in :attr:`NumpyPolicy.scorer`'s order.
+_SCORER_ARRAYS = ("scorer_feature_weight", "scorer_state_weight", "scorer_bias", "scorer_out")
 _PROVENANCE_FIELDS = ("config", "seed", "decisions", "evaluation")
 
 
@@ -127,6 +137,7 @@ def save_policy(path: str | Path, policy: NumpyPolicy, meta: dict[str, Any]) -> 
         "activation": policy.activation,
         "obs_transform": policy.obs_transform,
         "feature_shortcut": policy.feature_shortcut,
+        **({"action_scorer": int(policy.scorer[0].shape[0])} if policy.scorer is not None else {}),
         "weights_sha256": hashlib.sha256(weights).hexdigest(),
         "provenance": {key: meta.get(key) for key in _PROVENANCE_FIELDS},
     }
@@ -149,6 +160,8 @@ def _policy_arrays(policy: NumpyPolicy) -> dict[str, np.ndarray]:
         arrays[f"hidden_{i}_bias"] = np.ascontiguousarray(bias, np.float32)
     arrays["action_weight"] = np.ascontiguousarray(policy.action[0], np.float32)
     arrays["action_bias"] = np.ascontiguousarray(policy.action[1], np.float32)
+    for name, array in zip(_SCORER_ARRAYS, policy.scorer or (), strict=False):
+        arrays[name] = np.ascontiguousarray(array, np.float32)
     return arrays
 
 
@@ -246,6 +259,10 @@ def _check_document(doc: Any, where: Path) -> None:
         check_feature_shortcut(doc.get("feature_shortcut", False), doc["obs_transform"])
     except ValueError as exc:
         _fail(where, "feature_shortcut", str(exc))
+    try:
+        check_action_scorer(doc.get("action_scorer", 0), doc["obs_transform"])
+    except ValueError as exc:
+        _fail(where, "action_scorer", str(exc))
     digest = doc["weights_sha256"]
     if not (isinstance(digest, str) and len(digest) == 64
             and all(c in "0123456789abcdef" for c in digest)):
@@ -330,15 +347,22 @@ def _check_env(doc: dict[str, Any], where: Path) -> None:
 
 def _array_shapes(doc: dict[str, Any]) -> dict[str, tuple[tuple[int, ...], int]]:
     """Array name -> (shape, number of entries) the document promises."""
-    widths = [doc["observation_size"] + transform_extra_size(doc["obs_transform"]),
-              *doc["layer_sizes"], doc["num_actions"]]
+    extra = transform_extra_size(doc["obs_transform"])
+    scorer = doc.get("action_scorer", 0)
+    inputs = doc["observation_size"] + (0 if scorer else extra)  # the scorer reads the features
+    widths = [inputs, *doc["layer_sizes"], doc["num_actions"]]
     names = [f"hidden_{i}" for i in range(len(doc["layer_sizes"]))] + ["action"]
     shapes = {}
     for name, (fan_in, fan_out) in zip(names, pairwise(widths), strict=True):
         if name == "action" and doc.get("feature_shortcut", False):
-            fan_in += transform_extra_size(doc["obs_transform"])
+            fan_in += extra
         shapes[f"{name}_weight"] = ((fan_out, fan_in), fan_out * fan_in)
         shapes[f"{name}_bias"] = ((fan_out,), fan_out)
+    if scorer:
+        k, state = extra // doc["num_actions"], widths[-2]
+        for name, shape in zip(_SCORER_ARRAYS, ((scorer, k), (scorer, state), (scorer,),
+                                                (scorer,)), strict=True):
+            shapes[name] = (shape, int(np.prod(shape)))
     return shapes
 
 
@@ -373,9 +397,10 @@ def _read_weights(npz_path: Path, doc: dict[str, Any]) -> NumpyPolicy:
         _check_array_values(name, array, npz_path)
     hidden = [(arrays[f"hidden_{i}_weight"], arrays[f"hidden_{i}_bias"])
               for i in range(len(doc["layer_sizes"]))]
+    scorer = tuple(arrays[name] for name in _SCORER_ARRAYS) if doc.get("action_scorer") else None
     return NumpyPolicy(hidden, (arrays["action_weight"], arrays["action_bias"]),
                        doc["activation"], doc["obs_transform"],
-                       doc.get("feature_shortcut", False))
+                       doc.get("feature_shortcut", False), scorer)
 
 
 def _check_archive(data: bytes, shapes: dict[str, tuple[tuple[int, ...], int]],

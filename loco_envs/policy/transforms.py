@@ -19,7 +19,8 @@ from loco_envs.loco.features import FEATURES as LOCO_FEATURES
 from loco_envs.moco.features import FEATURES as MOCO_FEATURES
 from loco_envs.momo.features import FEATURES as MOMO_FEATURES
 
-__all__ = ["ACTION_FEATURES", "OBS_TRANSFORMS", "check_feature_shortcut", "check_transform",
+__all__ = ["ACTION_FEATURES", "OBS_TRANSFORMS", "check_action_scorer", "check_feature_shortcut",
+           "check_transform",
            "transform_bounds", "transform_extra_size", "transform_observation"]
 
 #: Feature sets by the name used after ``+`` in an ``obs_transform``.
@@ -86,6 +87,15 @@ def check_feature_shortcut(shortcut: Any, transform: str) -> None:
     if not isinstance(shortcut, bool):
         raise ValueError(f"must be true or false, got {_short(shortcut)}")
     if shortcut and not transform_extra_size(transform):
+        raise ValueError(f"needs action features, and obs_transform {transform!r} has none")
+
+
+def check_action_scorer(width: Any, transform: str) -> None:
+    """``ValueError`` unless ``width`` (an action scorer's hidden width, 0: none) is an integer
+    in 0..8192, positive only with action features."""
+    if isinstance(width, bool) or not isinstance(width, int) or not 0 <= width <= 8192:
+        raise ValueError(f"must be an integer width in 0..8192 (0: none), got {_short(width)}")
+    if width and not transform_extra_size(transform):
         raise ValueError(f"needs action features, and obs_transform {transform!r} has none")
 
 

@@ -12,8 +12,26 @@ from loco_envs.benchmarks import train_throughput as T
 
 
 def test_a_training_row_runs_the_trainer_on_the_quick_config():
-    row = T._training_row(("serial", "configs/moco_quick.yaml", 1, 0, 1))
+    row = T._training_row(("serial", "configs/moco_quick.yaml", 1, 0, 1, ()))
     assert row["decisions_per_s"] > 0 and row["peak_mb"] > 0
+
+
+def test_a_scorer_row_trains_the_action_scorer_and_a_flat_row_does_not(monkeypatch):
+    """LOCO's quick config has action features: a row for each network, both really trained
+    with the network they name (the trainer's network builder sees their settings)."""
+    from loco_envs.train import ppo
+
+    networks = T._networks("configs/loco_quick.yaml")
+    assert set(networks) == {"flat", "scorer"}
+    assert set(T._networks("configs/moco_quick.yaml")) == {"flat"}  # no action features
+    seen = []
+    real = ppo.policy_network
+    monkeypatch.setattr(ppo, "policy_network", lambda args: seen.append(args.action_scorer)
+                        or real(args))
+    for overrides in networks.values():
+        row = T._training_row(("serial", "configs/loco_quick.yaml", 1, 0, 1, overrides))
+        assert row["decisions_per_s"] > 0
+    assert seen[0] == 0 and seen[1] > 0
 
 
 def test_each_training_row_is_divided_by_the_raw_env_of_its_repeat(monkeypatch):
@@ -30,6 +48,7 @@ def test_each_training_row_is_divided_by_the_raw_env_of_its_repeat(monkeypatch):
     assert serial["vs_raw_env"] * serial["raw_env_per_s"] == pytest.approx(200.0, rel=0.5)
     text = T.tables(training)
     assert text.count("\n| moco_v0 2p | quick config, ") == 2
+    assert text.count(", flat network |") == 2
     assert "| 200 |" in text and "| 50 |" in text
 
 

@@ -1,0 +1,208 @@
+"""The action scorer (``action_scorer``, train/networks.py): one small network shared by every
+action scores each move from its own features and the state's embedding, the hidden layers and
+the critic read the observation alone; in torch and in the numpy policy alike, through cloning,
+the warm start, PPO, snapshots, checkpoints and the policy file."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from loco_envs.agents.ppo import load_bot
+from loco_envs.policy import ACTION_FEATURES, load_policy, transform_observation
+from tests.agents.helpers import random_decisions
+
+torch = pytest.importorskip("torch")
+
+TRANSFORM = "log1p+moco_actions"
+WIDTH = ACTION_FEATURES["moco_actions"].size  # 79 actions x 6 features
+OBS = 504
+
+
+def _observations(count: int = 30) -> tuple[np.ndarray, list]:
+    """The observations, and (view, mask) pairs, of a random Moco! game's first decisions."""
+    rows, positions = [], []
+    for env, obs in random_decisions("moco_v0", 2, games=1, cap=count):
+        rows.append(obs["observation"])
+        positions.append((env.view(env.game.current_seat), obs["action_mask"]))
+    return np.stack(rows), positions
+
+
+def _actor(net_arch=(16, 8), scorer=4, shortcut=False):
+    from loco_envs.train.imitation import build_networks
+
+    actor, value = build_networks(OBS + WIDTH, 79, list(net_arch), "tanh",
+                                  WIDTH if shortcut else 0, scorer, WIDTH)
+    with torch.no_grad():
+        actor.scorer.out.weight.normal_()  # zero at first: make the scores count
+        if shortcut:
+            actor.scores.weight.normal_()
+    return actor, value
+
+
+def _clone(tmp_path, **overrides):
+    from loco_envs.train.imitation import BCArgs, run
+
+    bc = BCArgs(env_id="moco_v0", num_players=2, teacher="moco/heuristic",
+                opponent_mix={"teacher": 1.0}, games=4, dagger_rounds=0, epochs=1,
+                batch_size=64, net_arch=[16], workers=1, eval_games=0,
+                obs_transform=TRANSFORM, action_scorer=8, out=str(tmp_path / "bc"))
+    for key, value in overrides.items():
+        setattr(bc, key, value)
+    return run(bc, log=lambda *_: None)
+
+
+def _ppo_args(tmp_path, **overrides):
+    from loco_envs.train.ppo import Args
+
+    base = dict(env_id="moco_v0", num_players=2, obs_transform=TRANSFORM, action_scorer=8,
+                net_arch=[16], total_timesteps=64, num_envs=4, num_steps=16, batch_size=32,
+                update_epochs=1, opponent_mix={"random": 1.0}, final_eval_games=0,
+                checkpoint_every=0, progress_bar=False, runs_dir=str(tmp_path))
+    return Args(**{**base, **overrides})
+
+
+@pytest.mark.parametrize("shortcut", [False, True])
+def test_the_numpy_policy_computes_the_torch_actors_logits(shortcut):
+    from loco_envs.train.imitation import actor_policy
+
+    obs, _ = _observations()
+    inputs = transform_observation(obs, TRANSFORM)
+    actor, _ = _actor(shortcut=shortcut)
+    with torch.no_grad():
+        expected = actor(torch.from_numpy(inputs)).numpy()
+    policy = actor_policy(actor, TRANSFORM)
+    assert policy.feature_shortcut is shortcut
+    assert policy.action[0].shape == (79, 8 + (WIDTH if shortcut else 0))
+    assert policy.hidden[0][0].shape == (16, OBS)  # the hidden layers skip the features
+    assert policy.input_size == OBS + WIDTH and policy.observation_size == OBS
+    np.testing.assert_allclose(policy.logits(obs), expected, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(policy.logits(obs[0]), expected[0], rtol=1e-5, atol=1e-4)
+
+
+def test_each_score_is_the_shared_network_of_its_own_features_and_the_state():
+    """logit[a] = action layer(s)[a] + out . relu(Wf f_a + Ws s + b), written out by loops."""
+    from loco_envs.train.imitation import actor_policy
+
+    obs, _ = _observations(count=3)
+    inputs = transform_observation(obs, TRANSFORM)
+    policy = actor_policy(_actor(net_arch=(16,))[0], TRANSFORM)
+    feature_weight, state_weight, bias, out = policy.scorer
+    (w0, b0), (wa, ba) = policy.hidden[0], policy.action
+    for row in inputs:
+        state = np.tanh(w0 @ row[:OBS] + b0)
+        for a in (0, 17, 78):
+            f = row[OBS + 6 * a:OBS + 6 * a + 6]
+            score = out @ np.maximum(feature_weight @ f + state_weight @ state + bias, 0)
+            logit = policy.logits_of_inputs(row[None])[0, a]
+            assert logit == pytest.approx(wa[a] @ state + ba[a] + score, rel=1e-4, abs=1e-4)
+
+
+def test_the_critic_reads_the_observation_alone():
+    _, value = _actor()
+    inputs = torch.from_numpy(transform_observation(_observations()[0], TRANSFORM))
+    moved = inputs.clone()
+    moved[:, OBS:] += 1.0
+    with torch.no_grad():
+        assert torch.equal(value(inputs), value(moved))
+
+
+@pytest.mark.parametrize("shortcut", [False, True])
+def test_a_scorer_clone_saves_loads_plays_and_warm_starts_ppo(tmp_path, shortcut):
+    from loco_envs.train.ppo import train
+
+    path = _clone(tmp_path, feature_shortcut=shortcut)
+    clone, doc = load_policy(path)
+    assert doc["feature_shortcut"] is shortcut and clone.feature_shortcut is shortcut
+    assert doc["action_scorer"] == 8 and clone.scorer[0].shape == (8, 6)
+    assert clone.scorer[1].shape == (8, 16) and clone.hidden[0][0].shape == (16, OBS)
+    _, positions = _observations(count=10)
+    bot = load_bot(path)
+    for view, mask in positions:
+        assert mask[bot.act(view, mask, np.random.default_rng(0))]
+    args = _ppo_args(tmp_path, init_policy=str(path), learning_rate=1e-12, anneal_lr=False,
+                     opponent_mix={"random": 1.0, "snapshot": 1.0}, snapshot_every=1,
+                     feature_shortcut=shortcut)
+    result = train(args)
+    trained, doc = load_policy(result.checkpoint.with_suffix(".npz"))
+    assert doc["action_scorer"] == 8
+    obs, _ = _observations()
+    np.testing.assert_allclose(trained.logits(obs), clone.logits(obs), atol=1e-3)
+
+
+def test_a_warm_start_of_another_scorer_width_is_refused_naming_it(tmp_path):
+    path = _clone(tmp_path)
+    with pytest.raises(ValueError, match="init_policy.*action_scorer 8.*16"):
+        _ppo_args(tmp_path, action_scorer=16, init_policy=str(path)).validate()
+    with pytest.raises(ValueError, match="init_policy.*action_scorer 8.*0"):
+        _ppo_args(tmp_path, action_scorer=0, init_policy=str(path)).validate()
+
+
+@pytest.mark.parametrize("module", ["ppo", "imitation"])
+@pytest.mark.parametrize(("options", "message"), [
+    ({"obs_transform": "log1p"}, "'action_scorer' needs action features"),
+    ({"action_scorer": -1}, "'action_scorer' must be an integer width"),
+    ({"action_scorer": True}, "'action_scorer' must be an integer width"),
+])
+def test_a_bad_scorer_is_refused_naming_the_key(module, options, message):
+    if module == "ppo":
+        from loco_envs.train.ppo import Args as Config
+    else:
+        from loco_envs.train.imitation import BCArgs as Config
+    config = Config(env_id="moco_v0", num_players=2, **{"obs_transform": TRANSFORM,
+                                                        "action_scorer": 8, **options})
+    with pytest.raises(ValueError, match=message):
+        config.validate()
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("8", "must be an integer width"), (4, "shape"), (0, "besides the arrays")])
+def test_a_file_whose_scorer_field_lies_is_refused(tmp_path, value, message):
+    path = _clone(tmp_path)
+    json_path = path.with_suffix(".json")
+    doc = json.loads(json_path.read_text())
+    doc["action_scorer"] = value
+    json_path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=message):
+        load_policy(path)
+
+
+def test_snapshots_keep_the_scorer(tmp_path):
+    from loco_envs.train.checkpoints import load_snapshots, save_snapshots
+    from loco_envs.train.imitation import actor_policy
+
+    policy = actor_policy(_actor(shortcut=True)[0], TRANSFORM)
+    save_snapshots(tmp_path / "pool.npz", [policy])
+    (back,) = load_snapshots(tmp_path / "pool.npz")
+    obs, _ = _observations()
+    np.testing.assert_array_equal(back.logits(obs), policy.logits(obs))
+
+
+def test_a_scorer_run_resumes_from_its_checkpoint_with_the_same_network(tmp_path):
+    """SB3 saves the policy with its action_scorer; --resume rebuilds it and goes on; the
+    exported numpy policy gives the torch policy's distribution."""
+    from sb3_contrib import MaskablePPO
+
+    from loco_envs.train.networks import ScorerExtractor
+    from loco_envs.train.ppo import train
+
+    args = _ppo_args(tmp_path, checkpoint_every=1, learning_rate=0.01, feature_shortcut=True)
+    first = train(args)
+    model = MaskablePPO.load(first.checkpoint, device="cpu")
+    assert isinstance(model.policy.mlp_extractor, ScorerExtractor)
+    extractor = model.policy.mlp_extractor
+    assert float(extractor.scorer.out.weight.detach().abs().sum()) > 0  # it learned
+    assert extractor.scores is not None  # the shortcut beside the scorer
+    exported, _ = load_policy(first.checkpoint.with_suffix(".npz"))
+    obs, _ = _observations()
+    with torch.no_grad():
+        dist = model.policy.get_distribution(
+            torch.from_numpy(transform_observation(obs, TRANSFORM)))
+    mine = torch.log_softmax(torch.from_numpy(exported.logits(obs)), dim=1).numpy()
+    np.testing.assert_allclose(mine, dist.distribution.logits.numpy(), atol=1e-4)
+    second = train(_ppo_args(tmp_path, checkpoint_every=1, learning_rate=0.01,
+                             feature_shortcut=True, total_timesteps=128,
+                             resume=str(first.run_dir)))
+    assert second.num_timesteps == 128
