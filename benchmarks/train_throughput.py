@@ -250,8 +250,9 @@ def tables(training: list[dict], busy: list[dict] = ()) -> str:
     """The measured tables as Markdown (a table without rows is left out)."""
     blocks = []
     if training:
-        lines = ["| game | trainer, backend | learner decisions/s | Python raw env decisions/s "
-                 "| vs Python raw env | peak memory (MB) |", "|---|---|---:|---:|---:|---:|"]
+        lines = ["| game | trainer, backend, network | learner decisions/s "
+                 "| Python raw env decisions/s | vs Python raw env | peak memory (MB) |",
+                 "|---|---|---:|---:|---:|---:|"]
         for row in training:
             lines.append(f"| {row['env']} 2p | quick config, {row['backend']}, "
                          f"{row['network']} network | "

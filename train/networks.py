@@ -421,10 +421,23 @@ class ShortcutPolicy(MaskedMlpPolicy):
                  shortcut: bool = True, **kwargs: Any):
         if feature_shortcut < 1:
             raise ValueError(f"feature_shortcut must be a positive width, got {feature_shortcut}")
+        if not action_scorer and not shortcut:
+            raise ValueError("ShortcutPolicy without an action scorer is the feature shortcut: "
+                             "shortcut=False needs action_scorer > 0")
         self.feature_shortcut = feature_shortcut
         self.action_scorer = action_scorer
         self.shortcut = shortcut
         super().__init__(*args, **kwargs)
+
+    def _build(self, lr_schedule: Any) -> None:
+        """SB3's build, whose orthogonal initialisation of every ``Linear`` in the extractor
+        would give a fresh scorer's ``out`` random weights; set back to zero, so that a run
+        from scratch starts from the near-uniform policy SB3 means it to."""
+        super()._build(lr_schedule)
+        scorer = getattr(self.mlp_extractor, "scorer", None)
+        if scorer is not None:
+            with torch.no_grad():
+                scorer.out.weight.zero_()
 
     def _build_mlp_extractor(self) -> None:
         if self.action_scorer:

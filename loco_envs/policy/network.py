@@ -52,10 +52,14 @@ class NumpyPolicy:
     @property
     def input_size(self) -> int:
         """Width of the network's input: the observation, then any action features."""
+        extra = transform_extra_size(self.obs_transform)
         first = self.hidden[0][0] if self.hidden else self.action[0]
+        width = int(first.shape[1])
+        if not self.hidden and self.feature_shortcut:  # the action layer reads them twice
+            width -= extra
         if self.scorer is not None:  # the layers read the observation, the scorer the rest
-            return int(first.shape[1]) + transform_extra_size(self.obs_transform)
-        return int(first.shape[1])
+            width += extra
+        return width
 
     @property
     def observation_size(self) -> int:

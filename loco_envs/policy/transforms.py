@@ -90,11 +90,19 @@ def check_feature_shortcut(shortcut: Any, transform: str) -> None:
         raise ValueError(f"needs action features, and obs_transform {transform!r} has none")
 
 
+#: The widest action scorer: its activations are A x width numbers a decision (LOCO at 256:
+#: 62k, a quarter of a MB), where a hidden layer's are its width alone; a policy file may not
+#: ask a player for more memory a decision than that.
+MAX_SCORER_WIDTH = 256
+
+
 def check_action_scorer(width: Any, transform: str) -> None:
     """``ValueError`` unless ``width`` (an action scorer's hidden width, 0: none) is an integer
-    in 0..8192, positive only with action features."""
-    if isinstance(width, bool) or not isinstance(width, int) or not 0 <= width <= 8192:
-        raise ValueError(f"must be an integer width in 0..8192 (0: none), got {_short(width)}")
+    in 0..:data:`MAX_SCORER_WIDTH`, positive only with action features."""
+    if isinstance(width, bool) or not isinstance(width, int) or \
+            not 0 <= width <= MAX_SCORER_WIDTH:
+        raise ValueError(f"must be an integer width in 0..{MAX_SCORER_WIDTH} (0: none), got "
+                         f"{_short(width)}")
     if width and not transform_extra_size(transform):
         raise ValueError(f"needs action features, and obs_transform {transform!r} has none")
 

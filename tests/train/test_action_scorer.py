@@ -188,12 +188,13 @@ def test_a_scorer_run_resumes_from_its_checkpoint_with_the_same_network(tmp_path
     from loco_envs.train.networks import ScorerExtractor
     from loco_envs.train.ppo import train
 
-    args = _ppo_args(tmp_path, checkpoint_every=1, learning_rate=0.01, feature_shortcut=True)
+    args = _ppo_args(tmp_path, checkpoint_every=1, learning_rate=0.01, anneal_lr=False,
+                     feature_shortcut=True)
     first = train(args)
     model = MaskablePPO.load(first.checkpoint, device="cpu")
     assert isinstance(model.policy.mlp_extractor, ScorerExtractor)
     extractor = model.policy.mlp_extractor
-    assert float(extractor.scorer.out.weight.detach().abs().sum()) > 0  # it learned
+    assert float(extractor.scorer.out.weight.detach().abs().sum()) > 0  # from zero: it learned
     assert extractor.scores is not None  # the shortcut beside the scorer
     exported, _ = load_policy(first.checkpoint.with_suffix(".npz"))
     obs, _ = _observations()
@@ -206,3 +207,88 @@ def test_a_scorer_run_resumes_from_its_checkpoint_with_the_same_network(tmp_path
                              feature_shortcut=True, total_timesteps=128,
                              resume=str(first.run_dir)))
     assert second.num_timesteps == 128
+
+
+def test_a_fresh_ppo_policy_starts_with_the_scorer_silent():
+    """SB3 initialises every Linear of the extractor orthogonally; the scorer's out goes back
+    to zero, so that a run from scratch starts near the uniform policy SB3 means it to."""
+    import gymnasium as gym
+
+    from loco_envs.train.networks import ShortcutPolicy
+
+    for shortcut in (False, True):
+        policy = ShortcutPolicy(gym.spaces.Box(-1, 1, (OBS + WIDTH,)), gym.spaces.Discrete(79),
+                                lambda _: 3e-4, feature_shortcut=WIDTH, action_scorer=8,
+                                shortcut=shortcut, net_arch=[16])
+        extractor = policy.mlp_extractor
+        assert not extractor.scorer.out.weight.any()
+        assert extractor.scorer.feature.weight.any()  # the rest is initialised as SB3 does
+        inputs = torch.from_numpy(transform_observation(_observations(5)[0], TRANSFORM))
+        with torch.no_grad():
+            assert not extractor.forward_actor(inputs)[:, 16:].any()
+
+
+def test_the_shortcut_alone_is_not_a_scorer_without_width():
+    import gymnasium as gym
+
+    from loco_envs.train.networks import ShortcutPolicy
+
+    with pytest.raises(ValueError, match="shortcut=False needs action_scorer"):
+        ShortcutPolicy(gym.spaces.Box(-1, 1, (OBS + WIDTH,)), gym.spaces.Discrete(79),
+                       lambda _: 3e-4, feature_shortcut=WIDTH, shortcut=False)
+
+
+def test_a_scorer_wider_than_the_cap_is_refused():
+    from loco_envs.policy.transforms import MAX_SCORER_WIDTH
+    from loco_envs.train.ppo import Args
+
+    Args(env_id="moco_v0", num_players=2, obs_transform=TRANSFORM,
+         action_scorer=MAX_SCORER_WIDTH).validate()
+    with pytest.raises(ValueError, match=f"'action_scorer' must be an integer width in "
+                                         f"0..{MAX_SCORER_WIDTH}"):
+        Args(env_id="moco_v0", num_players=2, obs_transform=TRANSFORM,
+             action_scorer=MAX_SCORER_WIDTH + 1).validate()
+
+
+@pytest.mark.parametrize("scorer", [False, True])
+def test_a_policy_without_hidden_layers_takes_the_observation_and_the_features(scorer):
+    from loco_envs.policy import NumpyPolicy
+
+    rng = np.random.default_rng(0)
+    reads = (OBS if scorer else OBS + WIDTH) + WIDTH  # the shortcut's block comes after
+    action = (rng.normal(size=(79, reads)).astype(np.float32), np.zeros(79, np.float32))
+    arrays = (rng.normal(size=(4, 6)), rng.normal(size=(4, OBS)), rng.normal(size=4),
+              rng.normal(size=4))
+    policy = NumpyPolicy([], action, "tanh", TRANSFORM, True,
+                         tuple(a.astype(np.float32) for a in arrays) if scorer else None)
+    assert policy.input_size == OBS + WIDTH and policy.observation_size == OBS
+    obs, _ = _observations(3)
+    assert policy.logits(obs).shape == (3, 79)
+
+
+def test_a_clone_recorded_before_the_scorer_existed_is_reused(tmp_path):
+    """A clone whose recorded config lacks a key made later (as action_scorer) was made with
+    that key's default: the trainer reuses it instead of cloning again."""
+    import yaml
+
+    from loco_envs.train.warmstart import ensure_clone
+
+    config = tmp_path / "clone.yaml"
+    config.write_text(yaml.safe_dump(dict(
+        env_id="moco_v0", num_players=2, teacher="moco/heuristic", opponent_mix={"teacher": 1.0},
+        games=4, dagger_rounds=0, epochs=1, batch_size=64, net_arch=[16], workers=1,
+        eval_games=0, obs_transform=TRANSFORM)))
+    logs: list[str] = []
+    path = ensure_clone(config, tmp_path / "runs", log=logs.append)
+    json_path = path.with_suffix(".json")
+    doc = json.loads(json_path.read_text())
+    del doc["provenance"]["config"]["action_scorer"]
+    json_path.write_text(json.dumps(doc))
+    logs.clear()
+    ensure_clone(config, tmp_path / "runs", log=logs.append)
+    assert logs and logs[0].startswith("warm start: the clone at")
+    doc["provenance"]["config"]["net_arch"] = [32]  # a key that differs still means a new clone
+    json_path.write_text(json.dumps(doc))
+    logs.clear()
+    ensure_clone(config, tmp_path / "runs", log=logs.append)
+    assert logs[0].startswith("warm start: cloning")
