@@ -317,9 +317,14 @@ class ActionScorer(nn.Module):
     multiply-adds a sample with ``h`` 8 against 0.88M flat. Keep ``h`` small: the per-action
     activations (N x A x h) are elementwise work that the multiply-adds do not count, and at
     ``h`` 32 a LOCO minibatch's forward and backward passes took longer than the flat
-    network's (28 ms against 21 ms for 512 samples on one thread; 11 ms at ``h`` 8). ``out``
-    starts at zero, so a fresh scorer adds nothing to the logits until it has learned.
+    network's (28 ms against 21 ms for 512 samples on one thread; 11 ms at ``h`` 8).
     :func:`loco_envs.policy.scorer_scores` computes the same scores in numpy.
+
+    The weights are parameters of their own, not ``nn.Linear`` layers: SB3 initialises every
+    ``Linear`` of a policy's extractor orthogonally, which would give ``out`` random weights
+    and a run from scratch a far-from-uniform first policy. Here ``out`` starts at zero (a
+    fresh scorer adds nothing to the logits until it has learned) and the other two as
+    ``nn.Linear``'s default would, in the trainer and the cloner alike.
     """
 
     def __init__(self, num_actions: int, width: int, state_size: int, hidden: int):
@@ -328,30 +333,39 @@ class ActionScorer(nn.Module):
             raise ValueError(f"action_scorer: {width} features are not K per each of "
                              f"{num_actions} actions")
         self.num_actions = num_actions
-        self.feature = nn.Linear(width // num_actions, hidden)
-        self.state = nn.Linear(state_size, hidden, bias=False)
-        self.out = nn.Linear(hidden, 1, bias=False)
-        nn.init.zeros_(self.out.weight)
+        k = width // num_actions
+        self.feature_weight = nn.Parameter(_uniform((hidden, k), k))
+        self.feature_bias = nn.Parameter(_uniform((hidden,), k))
+        self.state_weight = nn.Parameter(_uniform((hidden, state_size), state_size))
+        self.out = nn.Parameter(torch.zeros(hidden))
 
     def forward(self, features: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
         per_action = features.reshape(features.shape[0], self.num_actions, -1)
-        hidden = self.feature(per_action) + self.state(state).unsqueeze(1)
-        return self.out(torch.relu(hidden)).squeeze(-1)
+        hidden = nn.functional.linear(per_action, self.feature_weight, self.feature_bias)
+        hidden = hidden + nn.functional.linear(state, self.state_weight).unsqueeze(1)
+        return torch.relu(hidden) @ self.out
+
+    def _tensors(self) -> tuple[torch.Tensor, ...]:
+        return self.feature_weight, self.state_weight, self.feature_bias, self.out
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The scorer as :attr:`loco_envs.policy.NumpyPolicy.scorer` holds it (float32 copies)."""
-        return tuple(t.detach().cpu().numpy().astype(np.float32).copy() for t in (
-            self.feature.weight, self.state.weight, self.feature.bias, self.out.weight[0]))
+        return tuple(t.detach().cpu().numpy().astype(np.float32).copy() for t in self._tensors())
 
     def set_arrays(self, arrays: Sequence[np.ndarray]) -> None:
         """Load :meth:`arrays`' layout; ``ValueError`` for another shape."""
-        targets = (self.feature.weight, self.state.weight, self.feature.bias, self.out.weight[0])
         with torch.no_grad():
-            for target, array in zip(targets, arrays, strict=True):
+            for target, array in zip(self._tensors(), arrays, strict=True):
                 if tuple(target.shape) != np.shape(array):
                     raise ValueError(f"action scorer array of shape {np.shape(array)}, the "
                                      f"network's is {tuple(target.shape)}")
                 target.copy_(torch.as_tensor(np.asarray(array, np.float32)))
+
+
+def _uniform(shape: tuple[int, ...], fan_in: int) -> torch.Tensor:
+    """``nn.Linear``'s default initialisation: uniform in +-1/sqrt(fan_in)."""
+    bound = 1.0 / np.sqrt(fan_in)
+    return torch.empty(shape).uniform_(-bound, bound)
 
 
 class ObservationOnly(nn.Module):
@@ -428,16 +442,6 @@ class ShortcutPolicy(MaskedMlpPolicy):
         self.action_scorer = action_scorer
         self.shortcut = shortcut
         super().__init__(*args, **kwargs)
-
-    def _build(self, lr_schedule: Any) -> None:
-        """SB3's build, whose orthogonal initialisation of every ``Linear`` in the extractor
-        would give a fresh scorer's ``out`` random weights; set back to zero, so that a run
-        from scratch starts from the near-uniform policy SB3 means it to."""
-        super()._build(lr_schedule)
-        scorer = getattr(self.mlp_extractor, "scorer", None)
-        if scorer is not None:
-            with torch.no_grad():
-                scorer.out.weight.zero_()
 
     def _build_mlp_extractor(self) -> None:
         if self.action_scorer:

@@ -36,7 +36,7 @@ def _actor(net_arch=(16, 8), scorer=4, shortcut=False):
     actor, value = build_networks(OBS + WIDTH, 79, list(net_arch), "tanh",
                                   WIDTH if shortcut else 0, scorer, WIDTH)
     with torch.no_grad():
-        actor.scorer.out.weight.normal_()  # zero at first: make the scores count
+        actor.scorer.out.normal_()  # zero at first: make the scores count
         if shortcut:
             actor.scores.weight.normal_()
     return actor, value
@@ -194,7 +194,7 @@ def test_a_scorer_run_resumes_from_its_checkpoint_with_the_same_network(tmp_path
     model = MaskablePPO.load(first.checkpoint, device="cpu")
     assert isinstance(model.policy.mlp_extractor, ScorerExtractor)
     extractor = model.policy.mlp_extractor
-    assert float(extractor.scorer.out.weight.detach().abs().sum()) > 0  # from zero: it learned
+    assert float(extractor.scorer.out.detach().abs().sum()) > 0  # from zero: it learned
     assert extractor.scores is not None  # the shortcut beside the scorer
     exported, _ = load_policy(first.checkpoint.with_suffix(".npz"))
     obs, _ = _observations()
@@ -210,8 +210,8 @@ def test_a_scorer_run_resumes_from_its_checkpoint_with_the_same_network(tmp_path
 
 
 def test_a_fresh_ppo_policy_starts_with_the_scorer_silent():
-    """SB3 initialises every Linear of the extractor orthogonally; the scorer's out goes back
-    to zero, so that a run from scratch starts near the uniform policy SB3 means it to."""
+    """SB3 initialises every Linear of the extractor orthogonally; the scorer has none, and its
+    out stays zero, so that a run from scratch starts near the uniform policy SB3 means it to."""
     import gymnasium as gym
 
     from loco_envs.train.networks import ShortcutPolicy
@@ -221,8 +221,8 @@ def test_a_fresh_ppo_policy_starts_with_the_scorer_silent():
                                 lambda _: 3e-4, feature_shortcut=WIDTH, action_scorer=8,
                                 shortcut=shortcut, net_arch=[16])
         extractor = policy.mlp_extractor
-        assert not extractor.scorer.out.weight.any()
-        assert extractor.scorer.feature.weight.any()  # the rest is initialised as SB3 does
+        assert not extractor.scorer.out.any()
+        assert extractor.scorer.feature_weight.any()  # the rest is initialised
         inputs = torch.from_numpy(transform_observation(_observations(5)[0], TRANSFORM))
         with torch.no_grad():
             assert not extractor.forward_actor(inputs)[:, 16:].any()
