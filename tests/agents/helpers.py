@@ -29,6 +29,16 @@ def random_decisions(env_id: str, num_players: int, games: int, seed: int = 0,
             decisions += 1
 
 
+def first_decisions(env_id: str, count: int) -> tuple[np.ndarray, list]:
+    """The observations ``[count, D]`` of a random 2-player game's first decisions, and each
+    decision's ``(view of the seat to act, action mask)``."""
+    rows, positions = [], []
+    for env, obs in random_decisions(env_id, 2, games=1, cap=count):
+        rows.append(obs["observation"])
+        positions.append((env.view(env.game.current_seat), obs["action_mask"]))
+    return np.stack(rows), positions
+
+
 def win_rate(env_id: str, players: int, lineup: tuple[str, ...], games: int, agent: str,
              seed: int = 0, **options) -> float:
     """Share of ``agent``'s seats that finished first (a shared first counts 1/k)."""

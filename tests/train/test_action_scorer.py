@@ -12,7 +12,8 @@ import pytest
 
 from loco_envs.agents.ppo import load_bot
 from loco_envs.policy import ACTION_FEATURES, load_policy, transform_observation
-from tests.agents.helpers import random_decisions
+from tests.agents.helpers import first_decisions
+from tests.train.helpers import assert_export_is_the_sb3_policy
 
 torch = pytest.importorskip("torch")
 
@@ -23,11 +24,7 @@ OBS = 504
 
 def _observations(count: int = 30) -> tuple[np.ndarray, list]:
     """The observations, and (view, mask) pairs, of a random Moco! game's first decisions."""
-    rows, positions = [], []
-    for env, obs in random_decisions("moco_v0", 2, games=1, cap=count):
-        rows.append(obs["observation"])
-        positions.append((env.view(env.game.current_seat), obs["action_mask"]))
-    return np.stack(rows), positions
+    return first_decisions("moco_v0", count)
 
 
 def _actor(net_arch=(16, 8), scorer=4, shortcut=False):
@@ -196,13 +193,7 @@ def test_a_scorer_run_resumes_from_its_checkpoint_with_the_same_network(tmp_path
     extractor = model.policy.mlp_extractor
     assert float(extractor.scorer.out.detach().abs().sum()) > 0  # from zero: it learned
     assert extractor.scores is not None  # the shortcut beside the scorer
-    exported, _ = load_policy(first.checkpoint.with_suffix(".npz"))
-    obs, _ = _observations()
-    with torch.no_grad():
-        dist = model.policy.get_distribution(
-            torch.from_numpy(transform_observation(obs, TRANSFORM)))
-    mine = torch.log_softmax(torch.from_numpy(exported.logits(obs)), dim=1).numpy()
-    np.testing.assert_allclose(mine, dist.distribution.logits.numpy(), atol=1e-4)
+    assert_export_is_the_sb3_policy(model, first.checkpoint, _observations()[0], TRANSFORM)
     second = train(_ppo_args(tmp_path, checkpoint_every=1, learning_rate=0.01,
                              feature_shortcut=True, total_timesteps=128,
                              resume=str(first.run_dir)))

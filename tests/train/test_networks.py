@@ -17,7 +17,8 @@ from loco_envs.policy import (
     shortcut_scores,
     transform_observation,
 )
-from tests.agents.helpers import random_decisions
+from tests.agents.helpers import first_decisions
+from tests.train.helpers import assert_export_is_the_sb3_policy
 
 torch = pytest.importorskip("torch")
 
@@ -27,11 +28,7 @@ WIDTH = ACTION_FEATURES["moco_actions"].size
 
 def _observations(count: int = 30) -> tuple[np.ndarray, list]:
     """The observations, and (view, mask) pairs, of a random Moco! game's first decisions."""
-    rows, positions = [], []
-    for env, obs in random_decisions("moco_v0", 2, games=1, cap=count):
-        rows.append(obs["observation"])
-        positions.append((env.view(env.game.current_seat), obs["action_mask"]))
-    return np.stack(rows), positions
+    return first_decisions("moco_v0", count)
 
 
 def _clone(tmp_path, **overrides):
@@ -158,13 +155,7 @@ def test_a_shortcut_run_resumes_from_its_checkpoint_with_the_same_network(tmp_pa
     first = train(args)
     model = MaskablePPO.load(first.checkpoint, device="cpu")
     assert isinstance(model.policy, ShortcutPolicy)
-    exported, _ = load_policy(first.checkpoint.with_suffix(".npz"))
-    obs, _ = _observations()
-    with torch.no_grad():
-        dist = model.policy.get_distribution(
-            torch.from_numpy(transform_observation(obs, TRANSFORM)))
-    mine = torch.log_softmax(torch.from_numpy(exported.logits(obs)), dim=1).numpy()
-    np.testing.assert_allclose(mine, dist.distribution.logits.numpy(), atol=1e-4)
+    assert_export_is_the_sb3_policy(model, first.checkpoint, _observations()[0], TRANSFORM)
     second = train(Args(**{**args.__dict__, "total_timesteps": 128,
                            "resume": str(first.run_dir)}))
     assert second.num_timesteps == 128
