@@ -263,11 +263,17 @@ class MaskedCategoricalDistribution(MaskableCategoricalDistribution):
 
 class MaskedMlpPolicy(MaskableActorCriticPolicy):
     """sb3-contrib's ``MlpPolicy`` (the same networks) with :class:`MaskedCategorical` for its
-    action distribution."""
+    action distribution.
 
-    def _build(self, lr_schedule: Any) -> None:
+    The distribution is swapped once sb3-contrib's constructor is done: its action layer is
+    made by the distribution's ``proba_distribution_net``, which the subclass inherits
+    unchanged, so the layer, its initialisation and the optimiser are sb3-contrib's own, and
+    no private build step is overridden.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
         self.action_dist = MaskedCategoricalDistribution(int(self.action_space.n))
-        super()._build(lr_schedule)
 
 
 class FeatureScores(nn.Module):
