@@ -156,22 +156,12 @@ def _made_by(out: Path, config: dict[str, Any]) -> bool:
     except ValueError:
         return False
     recorded = doc.get("provenance", {}).get("config", {})
-    defaults = _defaults()  # a key a clone does not record did not exist yet: its default
-    return all(recorded.get(key, defaults.get(key)) == json.loads(json.dumps(value))
-               for key, value in config.items() if key != "out")
-
-
-def _defaults() -> dict[str, Any]:
-    """The imitation config's keys with a default, and their defaults."""
     from loco_envs.train.imitation import BCArgs
 
-    out = {}
-    for f in dataclasses.fields(BCArgs):
-        if f.default is not dataclasses.MISSING:
-            out[f.name] = f.default
-        elif f.default_factory is not dataclasses.MISSING:
-            out[f.name] = f.default_factory()
-    return json.loads(json.dumps(out))
+    # a key a clone does not record did not exist yet: it was made with the key's default
+    defaults = json.loads(json.dumps(dataclasses.asdict(BCArgs())))
+    return all(recorded.get(key, defaults.get(key)) == json.loads(json.dumps(value))
+               for key, value in config.items() if key != "out")
 
 
 def warm_start(model: Any, path: str | Path) -> bool:

@@ -87,12 +87,14 @@ class NumpyPolicy:
         act = ACTIVATIONS[self.activation]
         for weight, bias in self.hidden:
             x = act(x @ weight.T + bias)
-        features = inputs[..., inputs.shape[-1] - extra:]
-        scores = 0.0 if self.scorer is None else scorer_scores(self.scorer, features, x)
+        state, features = x, inputs[..., inputs.shape[-1] - extra:]
         if self.feature_shortcut:
             x = np.concatenate([x, features], axis=-1)
         weight, bias = self.action
-        return x @ weight.T + bias + scores
+        logits = x @ weight.T + bias
+        if self.scorer is not None:  # a flat policy (the opponents' hot path) adds nothing
+            logits += scorer_scores(self.scorer, features, state)
+        return logits
 
     def act_observation(self, obs: np.ndarray, action_mask: np.ndarray,
                         rng: np.random.Generator | None, temperature: float = 0.0) -> int:

@@ -20,8 +20,7 @@ from loco_envs.moco.features import FEATURES as MOCO_FEATURES
 from loco_envs.momo.features import FEATURES as MOMO_FEATURES
 
 __all__ = ["ACTION_FEATURES", "OBS_TRANSFORMS", "check_action_scorer", "check_feature_shortcut",
-           "check_transform",
-           "transform_bounds", "transform_extra_size", "transform_observation"]
+           "check_transform", "transform_bounds", "transform_extra_size", "transform_observation"]
 
 #: Feature sets by the name used after ``+`` in an ``obs_transform``.
 ACTION_FEATURES: dict[str, ActionFeatures] = {
