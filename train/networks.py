@@ -17,8 +17,9 @@ same logits.
 - :class:`MaskedMlpPolicy`: sb3-contrib's ``MlpPolicy`` with a faster masked distribution
   (below); the trainer's policy without the shortcut.
 - :class:`ShortcutPolicy`: :class:`MaskedMlpPolicy` with the shortcut
-  (``policy_kwargs={"feature_shortcut": A * K}``).
-- :class:`ActionScorer` (``policy_kwargs={"feature_shortcut": A * K, "action_scorer": h,
+  (``policy_kwargs={"features_extractor_class": ActionFeatureLayout,
+  "features_extractor_kwargs": {"features": A * K}}``), built through SB3's public members.
+- :class:`ActionScorer` (``features_extractor_kwargs={"features": A * K, "action_scorer": h,
   "shortcut": bool}``): a network of width ``h`` shared by every action scores each move from
   its own K features and the state's embedding (beside the shortcut's per-action weights when
   ``shortcut``), and the hidden layers and the critic read the observation alone. LOCO's
@@ -43,26 +44,25 @@ logits only, the update of ``loco_quick`` takes 0.38 s a rollout instead of 0.51
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 import torch
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
-from sb3_contrib.common.maskable.distributions import (
-    MaskableCategorical,
-    MaskableCategoricalDistribution,
-)
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import MlpExtractor
+from stable_baselines3.common.torch_layers import FlattenExtractor, MlpExtractor
 from torch import nn
 from torch.autograd.function import once_differentiable
 from torch.distributions.utils import lazy_property
 
 from loco_envs.train.torch_policy import mlp
 
-__all__ = ["ActionScorer", "FeatureScores", "MaskedCategorical", "MaskedCategoricalDistribution",
-           "MaskedMlpPolicy", "MaskedRolloutBuffer", "ObservationOnly", "ScorerExtractor",
-           "ShortcutActor", "ShortcutExtractor", "ShortcutPolicy", "Tanh", "build_actor"]
+__all__ = ["ActionFeatureLayout", "ActionScorer", "ActionScoresExtractor", "FeatureScores",
+           "MaskedCategorical", "MaskedCategoricalDistribution", "MaskedMlpPolicy",
+           "MaskedRolloutBuffer", "ObservationOnly", "ScoredActionLayer", "ShortcutActor",
+           "ShortcutPolicy", "Tanh", "build_actor"]
 
 #: The log-probability an illegal action is given (sb3-contrib's masked logit).
 ILLEGAL_LOG_PROB = -1e8
@@ -164,9 +164,12 @@ class _MaskedLogSoftmax(torch.autograd.Function):
         return grad, None
 
 
-class MaskedCategorical(MaskableCategorical):
-    """sb3-contrib's ``MaskableCategorical`` (same probabilities, same interface), computed
-    over the legal logits only, and sampled by inverse CDF.
+class MaskedCategorical(torch.distributions.Distribution):
+    """sb3-contrib's ``MaskableCategorical`` (same probabilities, same interface: ``logits``,
+    ``probs``, ``log_prob``, ``entropy``, ``sample``, ``apply_masking``), computed over the legal
+    logits only, and sampled by inverse CDF. A distribution of its own (torch's public
+    ``Distribution`` base), not a subclass of sb3-contrib's or torch's categorical, whose
+    internals it would have to set.
 
     Masking (:class:`_MaskedLogSoftmax`): the legal logits are shifted by their maximum and the
     illegal ones replaced by 0 *before* ``exp`` and weighted 0 after it. sb3-contrib gives an
@@ -195,11 +198,9 @@ class MaskedCategorical(MaskableCategorical):
     """
 
     def __init__(self, logits: torch.Tensor, masks: Any = None):
-        self.masks = None
-        self._original_logits = logits
-        self._param = logits
-        self._num_events = logits.size(-1)
-        torch.distributions.Distribution.__init__(self, logits.shape[:-1], validate_args=False)
+        self.raw_logits = logits
+        self.masks: torch.Tensor | None = None
+        super().__init__(logits.shape[:-1], validate_args=False)
         if masks is not None:
             self.apply_masking(masks)
 
@@ -207,7 +208,12 @@ class MaskedCategorical(MaskableCategorical):
     def logits(self) -> torch.Tensor:
         """Unmasked: normalised only when read (the policy masks every distribution it makes
         right after making it)."""
-        return self._original_logits - self._original_logits.logsumexp(dim=-1, keepdim=True)
+        return self.raw_logits - self.raw_logits.logsumexp(dim=-1, keepdim=True)
+
+    @lazy_property
+    def probs(self) -> torch.Tensor:
+        """Unmasked: the softmax of the logits, computed when read."""
+        return self.logits.exp()
 
     def apply_masking(self, masks: Any) -> None:
         if masks is None:
@@ -215,22 +221,29 @@ class MaskedCategorical(MaskableCategorical):
             self.__dict__.pop("logits", None)  # back to the lazy unmasked ones
             self.__dict__.pop("probs", None)
             return
-        self.masks, legal = _legal_masks(masks, self._original_logits)
-        self.logits, self.probs, self._entropy = _MaskedLogSoftmax.apply(
-            self._original_logits, legal)
+        self.masks, legal = _legal_masks(masks, self.raw_logits)
+        self.logits, self.probs, self.masked_entropy = _MaskedLogSoftmax.apply(
+            self.raw_logits, legal)
+
+    def log_prob(self, value: torch.Tensor) -> torch.Tensor:
+        """The log-probability of each row's action (``value`` broadcast against the batch)."""
+        value, log_probs = torch.broadcast_tensors(value.long().unsqueeze(-1), self.logits)
+        return log_probs.gather(-1, value[..., :1]).squeeze(-1)
 
     def entropy(self) -> torch.Tensor:
         """sb3-contrib's masked entropy (over the legal actions), computed with the
         probabilities."""
         if self.masks is None:
-            return super().entropy()
-        return self._entropy
+            return -(self.probs * self.logits).sum(dim=-1)
+        return self.masked_entropy
 
     def sample(self, sample_shape: torch.Size = torch.Size()) -> torch.Tensor:  # noqa: B008
         """One action a row (by inverse CDF, see the class docstring); only an action of
         positive probability is drawn. A ``sample_shape`` takes ``torch.multinomial``."""
         if sample_shape != torch.Size():
-            return super().sample(sample_shape)
+            probs = self.probs.detach().reshape(-1, self.probs.shape[-1])
+            draws = torch.multinomial(probs, sample_shape.numel(), replacement=True).t()
+            return draws.reshape(sample_shape + self.batch_shape)
         with torch.no_grad():
             cdf = self.probs.cumsum(dim=-1)
             total = cdf[..., -1:]
@@ -376,7 +389,7 @@ def _uniform(shape: tuple[int, ...], fan_in: int) -> torch.Tensor:
 
 class ObservationOnly(nn.Module):
     """The input without its last ``width`` entries (the action features): the cloner's critic
-    with an action scorer reads what :class:`ScorerExtractor`'s critic reads."""
+    with an action scorer reads what :class:`ActionScoresExtractor`'s critic reads."""
 
     def __init__(self, width: int):
         super().__init__()
@@ -386,89 +399,115 @@ class ObservationOnly(nn.Module):
         return inputs[:, :inputs.shape[1] - self.width]
 
 
-class ScorerExtractor(MlpExtractor):
-    """SB3's ``MlpExtractor`` over the observation alone (the input's last ``width`` entries,
-    the action features, cut off), whose actor latent is the last hidden layer, then the A
-    scores of :class:`ActionScorer`, plus the feature shortcut's with ``shortcut`` (the layout
-    :class:`ShortcutPolicy` reads)."""
+class ActionFeatureLayout(FlattenExtractor):
+    """SB3's flatten extractor (the input unchanged) that says where the action features are
+    and what reads them: the last ``features`` inputs, read by the feature shortcut
+    (``shortcut``), and by an :class:`ActionScorer` of hidden width ``action_scorer`` (0: none).
 
-    def __init__(self, feature_dim: int, net_arch: Any, activation_fn: type[nn.Module],
-                 device: Any, num_actions: int, width: int, hidden: int, shortcut: bool):
-        super().__init__(feature_dim - width, net_arch, activation_fn, device)
-        self.width = width
-        self.scorer = ActionScorer(num_actions, width, self.latent_dim_pi, hidden).to(device)
-        self.scores = FeatureScores(num_actions, width).to(device) if shortcut else None
+    It is how :class:`ShortcutPolicy` learns its layout: given through SB3's public
+    ``features_extractor_class`` and ``features_extractor_kwargs``, it is recorded with the
+    policy's other constructor arguments, so SB3's save and load (``--resume``) rebuild the same
+    network.
+    """
+
+    def __init__(self, observation_space: Any, features: int, action_scorer: int = 0,
+                 shortcut: bool = True):
+        super().__init__(observation_space)
+        widest = self.features_dim - 1 if action_scorer else self.features_dim
+        if not 0 < features <= widest:
+            raise ValueError(f"features must be a width in 1..{widest} (the input is "
+                             f"{self.features_dim} wide), got {features}")
+        if not action_scorer and not shortcut:
+            raise ValueError("an action feature layout without an action scorer is the feature "
+                             "shortcut: shortcut=False needs action_scorer > 0")
+        self.features, self.action_scorer, self.shortcut = features, action_scorer, shortcut
+
+
+class ActionScoresExtractor(nn.Module):
+    """SB3's actor and critic MLPs (an ``MlpExtractor``'s ``policy_net`` and ``value_net``)
+    whose actor latent is the last hidden layer, then the A action scores: the
+    :class:`ActionScorer`'s from ``scorer``, plus the feature shortcut's from ``scores``.
+    With a scorer the MLPs read the input without its last ``cut`` entries (the features).
+    :class:`ScoredActionLayer` reads this latent."""
+
+    def __init__(self, extractor: MlpExtractor, scores: FeatureScores | None,
+                 scorer: ActionScorer | None = None, cut: int = 0):
+        super().__init__()
+        self.policy_net, self.value_net = extractor.policy_net, extractor.value_net
+        self.latent_dim_pi, self.latent_dim_vf = extractor.latent_dim_pi, extractor.latent_dim_vf
+        self.scorer, self.scores, self.cut = scorer, scores, cut
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)
 
     def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        split = features.shape[1] - self.width
+        split = features.shape[1] - self.cut
         state = self.policy_net(features[:, :split])
+        if self.scorer is None:
+            return torch.cat([state, self.scores(features)], dim=1)
         scores = self.scorer(features[:, split:], state)
         if self.scores is not None:
             scores = scores + self.scores(features)
         return torch.cat([state, scores], dim=1)
 
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
-        return self.value_net(features[:, :features.shape[1] - self.width])
+        return self.value_net(features[:, :features.shape[1] - self.cut])
 
 
-class ShortcutExtractor(MlpExtractor):
-    """SB3's ``MlpExtractor`` whose actor latent is the last hidden layer, then the A feature
-    scores (``latent_dim_pi`` stays the hidden width: the action layer reads only that part)."""
+class ScoredActionLayer(nn.Linear):
+    """The action layer over the latent's first ``in_features`` entries (the last hidden
+    layer), plus the A action scores :class:`ActionScoresExtractor` appends after them."""
 
-    def __init__(self, feature_dim: int, net_arch: Any, activation_fn: type[nn.Module],
-                 device: Any, num_actions: int, shortcut: int):
-        super().__init__(feature_dim, net_arch, activation_fn, device)
-        self.scores = FeatureScores(num_actions, shortcut).to(device)
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        return super().forward(latent[:, :self.in_features]) + latent[:, self.in_features:]
 
-    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.forward_actor(features), self.forward_critic(features)
-
-    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
-        return torch.cat([self.policy_net(features), self.scores(features)], dim=1)
+    @classmethod
+    def adopting(cls, layer: nn.Linear) -> ScoredActionLayer:
+        """The layer with ``layer``'s own weight and bias (the same parameters: what the
+        optimiser and the initialisation saw)."""
+        adopted = nn.utils.skip_init(cls, layer.in_features, layer.out_features,
+                                     device=layer.weight.device)
+        adopted.weight, adopted.bias = layer.weight, layer.bias
+        return adopted
 
 
 class ShortcutPolicy(MaskedMlpPolicy):
     """:class:`MaskedMlpPolicy` whose logits add a per-action score to the action layer's: the
-    feature shortcut, or with ``action_scorer`` (a hidden width) the :class:`ActionScorer`,
-    plus the shortcut when ``shortcut``. ``feature_shortcut`` is the width of the action
-    features at the end of the input. Saved and loaded by SB3 with all three, so ``--resume``
-    rebuilds the same network."""
+    feature shortcut, or an :class:`ActionScorer` (plus the shortcut when asked), as its
+    ``features_extractor_class=ActionFeatureLayout`` says (``features_extractor_kwargs``:
+    ``features``, ``action_scorer``, ``shortcut``).
 
-    def __init__(self, *args: Any, feature_shortcut: int, action_scorer: int = 0,
-                 shortcut: bool = True, **kwargs: Any):
-        if feature_shortcut < 1:
-            raise ValueError(f"feature_shortcut must be a positive width, got {feature_shortcut}")
-        if not action_scorer and not shortcut:
-            raise ValueError("ShortcutPolicy without an action scorer is the feature shortcut: "
-                             "shortcut=False needs action_scorer > 0")
-        self.feature_shortcut = feature_shortcut
-        self.action_scorer = action_scorer
-        self.shortcut = shortcut
-        super().__init__(*args, **kwargs)
+    Built through public members only: sb3-contrib's constructor makes the plain network, then
+    the actor's latent gains the scores (:class:`ActionScoresExtractor`, around the MLPs
+    already made and initialised, or around new ones over the observation alone for a scorer,
+    initialised as SB3 does) and the action layer reads them (:class:`ScoredActionLayer`,
+    with the same weights); the optimiser is made again over the parameters, as the
+    constructor made it. With the feature shortcut alone the random draws are the plain
+    constructor's, so a seed builds the network it built before this layout existed.
+    """
 
-    def _build_mlp_extractor(self) -> None:
-        if self.action_scorer:
-            self.mlp_extractor = ScorerExtractor(self.features_dim, self.net_arch,
-                                                 self.activation_fn, self.device,
-                                                 int(self.action_space.n), self.feature_shortcut,
-                                                 self.action_scorer, self.shortcut)
-            return
-        self.mlp_extractor = ShortcutExtractor(self.features_dim, self.net_arch,
-                                               self.activation_fn, self.device,
-                                               int(self.action_space.n), self.feature_shortcut)
-
-    def _get_action_dist_from_latent(self, latent_pi: torch.Tensor) -> Any:
-        hidden = self.action_net.in_features
-        logits = self.action_net(latent_pi[:, :hidden]) + latent_pi[:, hidden:]
-        return self.action_dist.proba_distribution(action_logits=logits)
-
-    def _get_constructor_parameters(self) -> dict[str, Any]:
-        return {**super()._get_constructor_parameters(),
-                "feature_shortcut": self.feature_shortcut, "action_scorer": self.action_scorer,
-                "shortcut": self.shortcut}
+    def __init__(self, observation_space: Any, action_space: Any, lr_schedule: Any,
+                 **kwargs: Any):
+        if kwargs.get("features_extractor_class") is not ActionFeatureLayout:
+            raise ValueError("ShortcutPolicy needs features_extractor_class=ActionFeatureLayout "
+                             "with the action features' layout in features_extractor_kwargs")
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+        layout = self.features_extractor
+        num_actions = int(self.action_space.n)
+        scores = FeatureScores(num_actions, layout.features) if layout.shortcut else None
+        if layout.action_scorer:
+            mlps = MlpExtractor(self.features_dim - layout.features, self.net_arch,
+                                self.activation_fn, self.device)
+            if self.ortho_init:
+                mlps.apply(partial(self.init_weights, gain=np.sqrt(2)))
+            scorer = ActionScorer(num_actions, layout.features, mlps.latent_dim_pi,
+                                  layout.action_scorer)
+            self.mlp_extractor = ActionScoresExtractor(mlps, scores, scorer, layout.features)
+        else:
+            self.mlp_extractor = ActionScoresExtractor(self.mlp_extractor, scores)
+        self.action_net = ScoredActionLayer.adopting(self.action_net)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),
+                                              **self.optimizer_kwargs)
 
 
 class ShortcutActor(nn.Module):

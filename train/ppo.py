@@ -428,7 +428,7 @@ def policy_network(args: Args) -> tuple[Any, dict[str, Any]]:
     distribution and ``tanh`` (:mod:`train.networks`)."""
     import torch
 
-    from loco_envs.train.networks import MaskedMlpPolicy, ShortcutPolicy, Tanh
+    from loco_envs.train.networks import ActionFeatureLayout, MaskedMlpPolicy, ShortcutPolicy, Tanh
 
     kwargs: dict[str, Any] = dict(
         net_arch=dict(pi=list(args.net_arch), vf=list(args.net_arch)),
@@ -438,9 +438,10 @@ def policy_network(args: Args) -> tuple[Any, dict[str, Any]]:
         optimizer_kwargs=dict(eps=1e-5, fused=True))
     if not args.feature_shortcut and not args.action_scorer:
         return MaskedMlpPolicy, kwargs
-    return ShortcutPolicy, {**kwargs, "feature_shortcut": transform_extra_size(args.obs_transform),
-                            "action_scorer": args.action_scorer,
-                            "shortcut": args.feature_shortcut}
+    layout = dict(features=transform_extra_size(args.obs_transform),
+                  action_scorer=args.action_scorer, shortcut=args.feature_shortcut)
+    return ShortcutPolicy, {**kwargs, "features_extractor_class": ActionFeatureLayout,
+                            "features_extractor_kwargs": layout}
 
 
 def train(args: Args) -> TrainResult:

@@ -182,14 +182,14 @@ def test_a_scorer_run_resumes_from_its_checkpoint_with_the_same_network(tmp_path
     exported numpy policy gives the torch policy's distribution."""
     from sb3_contrib import MaskablePPO
 
-    from loco_envs.train.networks import ScorerExtractor
+    from loco_envs.train.networks import ActionScoresExtractor
     from loco_envs.train.ppo import train
 
     args = _ppo_args(tmp_path, checkpoint_every=1, learning_rate=0.01, anneal_lr=False,
                      feature_shortcut=True)
     first = train(args)
     model = MaskablePPO.load(first.checkpoint, device="cpu")
-    assert isinstance(model.policy.mlp_extractor, ScorerExtractor)
+    assert isinstance(model.policy.mlp_extractor, ActionScoresExtractor)
     extractor = model.policy.mlp_extractor
     assert float(extractor.scorer.out.detach().abs().sum()) > 0  # from zero: it learned
     assert extractor.scores is not None  # the shortcut beside the scorer
@@ -205,12 +205,13 @@ def test_a_fresh_ppo_policy_starts_with_the_scorer_silent():
     out stays zero, so that a run from scratch starts near the uniform policy SB3 means it to."""
     import gymnasium as gym
 
-    from loco_envs.train.networks import ShortcutPolicy
+    from loco_envs.train.networks import ActionFeatureLayout, ShortcutPolicy
 
     for shortcut in (False, True):
+        layout = dict(features=WIDTH, action_scorer=8, shortcut=shortcut)
         policy = ShortcutPolicy(gym.spaces.Box(-1, 1, (OBS + WIDTH,)), gym.spaces.Discrete(79),
-                                lambda _: 3e-4, feature_shortcut=WIDTH, action_scorer=8,
-                                shortcut=shortcut, net_arch=[16])
+                                lambda _: 3e-4, features_extractor_class=ActionFeatureLayout,
+                                features_extractor_kwargs=layout, net_arch=[16])
         extractor = policy.mlp_extractor
         assert not extractor.scorer.out.any()
         assert extractor.scorer.feature_weight.any()  # the rest is initialised
@@ -222,11 +223,18 @@ def test_a_fresh_ppo_policy_starts_with_the_scorer_silent():
 def test_the_shortcut_alone_is_not_a_scorer_without_width():
     import gymnasium as gym
 
-    from loco_envs.train.networks import ShortcutPolicy
+    from loco_envs.train.networks import ActionFeatureLayout, ShortcutPolicy
 
+    space = gym.spaces.Box(-1, 1, (OBS + WIDTH,))
     with pytest.raises(ValueError, match="shortcut=False needs action_scorer"):
-        ShortcutPolicy(gym.spaces.Box(-1, 1, (OBS + WIDTH,)), gym.spaces.Discrete(79),
-                       lambda _: 3e-4, feature_shortcut=WIDTH, shortcut=False)
+        ShortcutPolicy(space, gym.spaces.Discrete(79), lambda _: 3e-4,
+                       features_extractor_class=ActionFeatureLayout,
+                       features_extractor_kwargs=dict(features=WIDTH, shortcut=False))
+    widest = OBS + WIDTH - 1  # a scorer's hidden layers need an input beside the features
+    with pytest.raises(ValueError, match=rf"features must be a width in 1\.\.{widest}"):
+        ActionFeatureLayout(space, features=OBS + WIDTH, action_scorer=8)
+    with pytest.raises(ValueError, match="needs features_extractor_class=ActionFeatureLayout"):
+        ShortcutPolicy(space, gym.spaces.Discrete(79), lambda _: 3e-4)
 
 
 def test_a_scorer_wider_than_the_cap_is_refused():

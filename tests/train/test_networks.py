@@ -159,3 +159,50 @@ def test_a_shortcut_run_resumes_from_its_checkpoint_with_the_same_network(tmp_pa
     second = train(Args(**{**args.__dict__, "total_timesteps": 128,
                            "resume": str(first.run_dir)}))
     assert second.num_timesteps == 128
+
+
+def test_the_policy_classes_override_no_private_member_of_sb3_or_torch():
+    """Issue 40: the trainer extends SB3, sb3-contrib and torch's distributions through their
+    public members only, so an upgrade that renames a private step cannot silently skip ours."""
+    import inspect
+
+    from loco_envs.train import networks
+
+    foreign = ("stable_baselines3", "sb3_contrib", "torch")
+    checked = 0
+    for name in networks.__all__:
+        cls = getattr(networks, name)
+        if not inspect.isclass(cls):
+            continue
+        bases = [b for b in cls.__mro__[1:] if b.__module__.split(".")[0] in foreign]
+        for member in vars(cls):
+            if member.startswith("_") and not member.startswith("__") and member != "_abc_impl":
+                hidden = [b.__qualname__ for b in bases if member in vars(b)]
+                assert not hidden, f"{name}.{member} overrides {hidden}"
+                checked += 1
+        checked += bool(bases)
+    assert checked >= 10  # the policies, the distribution and the extractors were looked at
+
+
+@pytest.mark.parametrize("scorer", [0, 4])
+def test_sb3s_own_save_and_load_rebuild_the_shortcut_policy(tmp_path, scorer):
+    """The layout travels in SB3's recorded constructor arguments (features_extractor_kwargs),
+    so the policy-level save and load give the same network and logits."""
+    import gymnasium as gym
+
+    from loco_envs.train.networks import ActionFeatureLayout, ShortcutPolicy
+
+    space = gym.spaces.Box(-10, 10, (len(_observations(1)[0][0]) + WIDTH,))
+    layout = dict(features=WIDTH, action_scorer=scorer)
+    policy = ShortcutPolicy(space, gym.spaces.Discrete(79), lambda _: 3e-4, net_arch=[16],
+                            features_extractor_class=ActionFeatureLayout,
+                            features_extractor_kwargs=layout)
+    with torch.no_grad():
+        policy.mlp_extractor.scores.weight.normal_()  # not zero: the scores must come back
+    policy.save(str(tmp_path / "policy.pt"))
+    loaded = ShortcutPolicy.load(str(tmp_path / "policy.pt"), device="cpu")
+    assert (loaded.mlp_extractor.scorer is None) == (scorer == 0)
+    inputs = torch.from_numpy(transform_observation(_observations(5)[0], TRANSFORM))
+    with torch.no_grad():
+        expected = policy.get_distribution(inputs).distribution.probs
+        assert torch.equal(loaded.get_distribution(inputs).distribution.probs, expected)
