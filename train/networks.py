@@ -197,6 +197,8 @@ class MaskedCategorical(torch.distributions.Distribution):
     to act without one.
     """
 
+    arg_constraints = {"logits": torch.distributions.constraints.real_vector}  # for repr only
+
     def __init__(self, logits: torch.Tensor, masks: Any = None):
         self.raw_logits = logits
         self.masks: torch.Tensor | None = None
@@ -213,7 +215,7 @@ class MaskedCategorical(torch.distributions.Distribution):
     @lazy_property
     def probs(self) -> torch.Tensor:
         """Unmasked: the softmax of the logits, computed when read."""
-        return self.logits.exp()
+        return torch.softmax(self.logits, dim=-1)
 
     def apply_masking(self, masks: Any) -> None:
         if masks is None:
@@ -233,13 +235,15 @@ class MaskedCategorical(torch.distributions.Distribution):
     def entropy(self) -> torch.Tensor:
         """sb3-contrib's masked entropy (over the legal actions), computed with the
         probabilities."""
-        if self.masks is None:
-            return -(self.probs * self.logits).sum(dim=-1)
+        if self.masks is None:  # torch's categorical entropy: a -inf logit weighs nothing
+            logits = self.logits.clamp(min=torch.finfo(self.logits.dtype).min)
+            return -(self.probs * logits).sum(dim=-1)
         return self.masked_entropy
 
     def sample(self, sample_shape: torch.Size = torch.Size()) -> torch.Tensor:  # noqa: B008
         """One action a row (by inverse CDF, see the class docstring); only an action of
         positive probability is drawn. A ``sample_shape`` takes ``torch.multinomial``."""
+        sample_shape = torch.Size(sample_shape)
         if sample_shape != torch.Size():
             probs = self.probs.detach().reshape(-1, self.probs.shape[-1])
             draws = torch.multinomial(probs, sample_shape.numel(), replacement=True).t()
@@ -413,6 +417,11 @@ class ActionFeatureLayout(FlattenExtractor):
     def __init__(self, observation_space: Any, features: int, action_scorer: int = 0,
                  shortcut: bool = True):
         super().__init__(observation_space)
+        for name, value in (("features", features), ("action_scorer", action_scorer)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        if not isinstance(shortcut, (bool, np.bool_)):
+            raise ValueError(f"shortcut must be true or false, got {shortcut!r}")
         widest = self.features_dim - 1 if action_scorer else self.features_dim
         if not 0 < features <= widest:
             raise ValueError(f"features must be a width in 1..{widest} (the input is "
@@ -488,12 +497,20 @@ class ShortcutPolicy(MaskedMlpPolicy):
 
     def __init__(self, observation_space: Any, action_space: Any, lr_schedule: Any,
                  **kwargs: Any):
-        if kwargs.get("features_extractor_class") is not ActionFeatureLayout:
+        if "feature_shortcut" in kwargs:
+            raise ValueError("feature_shortcut is no longer an argument of ShortcutPolicy: give "
+                             "the layout as features_extractor_kwargs of ActionFeatureLayout (a "
+                             "checkpoint saved with it cannot be resumed)")
+        extractor = kwargs.get("features_extractor_class")
+        if not (isinstance(extractor, type) and issubclass(extractor, ActionFeatureLayout)):
             raise ValueError("ShortcutPolicy needs features_extractor_class=ActionFeatureLayout "
                              "with the action features' layout in features_extractor_kwargs")
+        num_actions = int(action_space.n)
+        features = kwargs.get("features_extractor_kwargs", {}).get("features")
+        if isinstance(features, int) and features % num_actions:
+            raise ValueError(f"features: {features} are not K per each of {num_actions} actions")
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
         layout = self.features_extractor
-        num_actions = int(self.action_space.n)
         scores = FeatureScores(num_actions, layout.features) if layout.shortcut else None
         if layout.action_scorer:
             mlps = MlpExtractor(self.features_dim - layout.features, self.net_arch,

@@ -235,6 +235,18 @@ def test_the_shortcut_alone_is_not_a_scorer_without_width():
         ActionFeatureLayout(space, features=OBS + WIDTH, action_scorer=8)
     with pytest.raises(ValueError, match="needs features_extractor_class=ActionFeatureLayout"):
         ShortcutPolicy(space, gym.spaces.Discrete(79), lambda _: 3e-4)
+    with pytest.raises(ValueError, match="feature_shortcut is no longer an argument"):
+        ShortcutPolicy(space, gym.spaces.Discrete(79), lambda _: 3e-4, feature_shortcut=WIDTH)
+    with pytest.raises(ValueError, match="features: 100 are not K per each of 79 actions"):
+        ShortcutPolicy(space, gym.spaces.Discrete(79), lambda _: 3e-4,
+                       features_extractor_class=ActionFeatureLayout,
+                       features_extractor_kwargs=dict(features=100))
+    for bad in ({"features": 474.0}, {"features": WIDTH, "action_scorer": -2},
+                {"features": "474"}, {"features": WIDTH, "shortcut": "yes"}):
+        name = next(k for k in ("shortcut", "action_scorer", "features") if k in bad
+                    and (k != "features" or len(bad) == 1))
+        with pytest.raises(ValueError, match=f"^{name} must be"):
+            ActionFeatureLayout(space, **bad)
 
 
 def test_a_scorer_wider_than_the_cap_is_refused():

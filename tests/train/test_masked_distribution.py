@@ -69,8 +69,13 @@ def test_unmasking_restores_the_unmasked_distribution():
     ours.apply_masking(None)
     assert ours.masks is None
     assert torch.allclose(ours.probs, unmasked)
-    assert torch.allclose(ours.entropy(), MaskableCategorical(logits=logits).entropy(),
-                          atol=1e-6)
+    theirs = MaskableCategorical(logits=logits)
+    assert torch.allclose(ours.entropy(), theirs.entropy(), atol=1e-6)
+    assert torch.allclose(ours.probs, theirs.probs, atol=1e-7)
+    with_inf = logits.detach().clone()
+    with_inf[:, 0] = -torch.inf  # torch's categorical: an impossible action adds nothing
+    assert torch.allclose(MaskedCategorical(with_inf).entropy(),
+                          MaskableCategorical(logits=with_inf).entropy(), atol=1e-6)
 
 
 @pytest.mark.parametrize("masks_as", ["torch bool", "torch float", "numpy bool", "numpy float"])
@@ -106,6 +111,8 @@ def test_sampling_is_reproducible_under_torchs_seed_and_keeps_the_batch_shape():
     assert torch.equal(dist.sample(), first) and first.shape == (32,)
     assert first.dtype == torch.int64 and legal.gather(1, first[:, None]).all()
     assert dist.sample(torch.Size([3])).shape == (3, 32)  # torch.multinomial's path
+    assert dist.sample((2, 3)).shape == (2, 3, 32)  # a tuple is a shape too
+    assert "MaskedCategorical" in repr(dist)
     single = MaskedCategorical(logits[0], legal[0])
     assert single.sample().shape == () and legal[0, single.sample()]
 

@@ -142,7 +142,8 @@ def test_a_file_whose_shortcut_is_not_a_bool_is_refused(tmp_path, value):
 
 
 def test_a_shortcut_run_resumes_from_its_checkpoint_with_the_same_network(tmp_path):
-    """SB3 saves ShortcutPolicy with its feature_shortcut; --resume rebuilds and goes on."""
+    """SB3 saves ShortcutPolicy with its layout (features_extractor_kwargs); --resume rebuilds
+    the same network and goes on."""
     from sb3_contrib import MaskablePPO
 
     from loco_envs.train.networks import ShortcutPolicy
