@@ -101,6 +101,11 @@ class Args(SelfPlayArgs):
     features and the state; the hidden layers and the critic then read the observation alone
     (0: none; needs '+features'; with feature_shortcut, each action keeps its own weights over
     its features too; train/networks.py)"""
+    learner_reward: str = "game"
+    """what the learner is paid at a game's end: 'game' (the env's reward, env_options'
+    'reward': rank by default) or 'first' (its share f of first place, as (n f - 1) / (n - 1):
+    1 for a win alone, -1/(n-1) for a loss, zero-sum; the rank reward at 2 players), for a
+    learner meant to win at 3 players and more rather than to finish high on average"""
     opponent_sampling: str = "uniform"
     """how seats are drawn from the mix: 'uniform' (as written), 'pfsp' or 'pfsp-even'
     (prioritised fictitious self-play on the learner's recent score, train.pool)"""
@@ -144,6 +149,9 @@ class Args(SelfPlayArgs):
         keyed("action_scorer", check_action_scorer, self.action_scorer, self.obs_transform,
               predicate=True)
         check_sampling(self.opponent_sampling)
+        from loco_envs.train.selfplay import LEARNER_REWARDS
+        self.require("learner_reward", self.learner_reward in LEARNER_REWARDS,
+                     f"one of {list(LEARNER_REWARDS)}")
         if self.resume:
             latest_checkpoint(self.resume)  # ValueError when it is not a whole checkpoint
         self._check_init_policy()
@@ -193,7 +201,8 @@ def make_vec_env(args: Args):
                         args.num_players)
     venv = SelfPlayVecEnv(args.env_id, args.num_envs, pool, args.play_options,
                           args.obs_transform, seed=args.seed, backend=args.backend,
-                          num_workers=args.num_workers or None)
+                          num_workers=args.num_workers or None,
+                          learner_reward=args.learner_reward)
     return VecMonitor(venv)
 
 

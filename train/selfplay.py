@@ -38,7 +38,10 @@ import loco_envs
 from loco_envs.policy import NumpyPolicy, transform_bounds, transform_observation
 from loco_envs.train.pool import OpponentPool
 
-__all__ = ["LEARNER", "SelfPlayVecEnv"]
+__all__ = ["LEARNER", "LEARNER_REWARDS", "SelfPlayVecEnv"]
+
+#: What the learner may be paid at a game's end (the trainer's key ``learner_reward``).
+LEARNER_REWARDS = ("game", "first")
 
 #: Opponent code of the learner's own seat.
 LEARNER = -1
@@ -49,7 +52,12 @@ class SelfPlayVecEnv(VecEnv):
 
     def __init__(self, env_id: str, num_envs: int, pool: OpponentPool,
                  env_options: dict[str, Any] | None = None, obs_transform: str = "log1p",
-                 seed: int = 0, backend: str = "serial", num_workers: int | None = None):
+                 seed: int = 0, backend: str = "serial", num_workers: int | None = None,
+                 learner_reward: str = "game"):
+        if learner_reward not in LEARNER_REWARDS:
+            raise ValueError(f"learner_reward must be one of {list(LEARNER_REWARDS)}, got "
+                             f"{learner_reward!r}")
+        self.learner_reward = learner_reward
         self.vec = loco_envs.make_vec(env_id, num_envs, backend=backend, num_workers=num_workers,
                                       bots=pool.bots, **(env_options or {}))
         self.pool = pool
@@ -185,6 +193,14 @@ class SelfPlayVecEnv(VecEnv):
             actions[mine] = policy.act_batch(vec.obs[mine], vec.masks[mine], self.rng,
                                              inputs=shared)
 
+    def _reward(self, game_reward: float, first: float | None) -> float:
+        """The learner's pay: the game's reward, or with ``learner_reward='first'`` its share
+        ``f`` of first place as ``(n f - 1) / (n - 1)`` (a capped game: 0, a tie of all)."""
+        if self.learner_reward == "game":
+            return game_reward
+        n = self.num_players
+        return 0.0 if first is None else (n * first - 1.0) / (n - 1)
+
     def _collect_ends(self, games: np.ndarray, rewards, dones, infos,
                       counting: np.ndarray) -> None:
         """The learner's result for games among ``games`` that just ended; new episodes."""
@@ -194,18 +210,21 @@ class SelfPlayVecEnv(VecEnv):
             return
         for i in ended[counting[ended]].tolist():
             seat = int(self.learner_seat[i])
-            reward = float(vec.rewards[i, seat])
+            first = None
+            if not vec.truncations[i]:
+                ranks = vec.buf.ranks[i]
+                best = ranks.min()
+                first = float(ranks[seat] == best) / int((ranks == best).sum())
+            reward = self._reward(float(vec.rewards[i, seat]), first)
             rewards[i], dones[i] = reward, True
             info: dict[str, Any] = {
                 "seat": seat, "final_reward": reward,
                 "opponents": [self.pool.name(int(c)) for s, c in enumerate(self.opponents[i])
                               if s != seat]}
-            if vec.truncations[i]:
+            if first is None:
                 info["truncated"] = True
             else:
-                ranks = vec.buf.ranks[i]
-                best = ranks.min()
-                info["first"] = float(ranks[seat] == best) / int((ranks == best).sum())
+                info["first"] = first
             infos[i] = info
             self.pool.record(info["opponents"], reward)  # PFSP's win rates (train.pool)
         counting[ended] = False

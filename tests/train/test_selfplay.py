@@ -216,3 +216,41 @@ def test_act_batch_refuses_inputs_that_are_not_the_rows_transformed() -> None:
         with pytest.raises(ValueError, match="inputs"):
             policy.act_batch(obs, masks, rng, inputs=bad)
     env.close()
+
+
+@pytest.mark.parametrize(("env_id", "players"), [("moco_v0", 3), ("loco_v0", 4)])
+def test_the_first_place_reward_pays_a_win_alone_1_and_a_loss_minus_1_over_n_1(
+        env_id: str, players: int) -> None:
+    """learner_reward='first': (n f - 1) / (n - 1) from the share f of first place, where the
+    game's rank reward also pays second places; the same games either way (same seed)."""
+    paid = {}
+    for reward in ("game", "first"):
+        env = make(env_id, players, n=8, learner_reward=reward)
+        rng = np.random.default_rng(1)
+        env.reset()
+        ends = []
+        for _ in range(400):
+            env.step_async(random_actions(env, rng))
+            _, rewards, dones, infos = env.step_wait()
+            ends += [(rewards[i], infos[i]["first"]) for i in np.flatnonzero(dones).tolist()
+                     if "first" in infos[i]]
+        env.close()
+        paid[reward] = ends
+    assert len(paid["first"]) >= 8 and [f for _, f in paid["first"]] == [
+        f for _, f in paid["game"]]  # the same games
+    for (first_pay, share), (game_pay, _) in zip(paid["first"], paid["game"], strict=True):
+        assert first_pay == pytest.approx((players * share - 1) / (players - 1))
+        if share == 1.0:
+            assert first_pay == 1.0 and game_pay == 1.0
+        elif share == 0.0:
+            assert first_pay == pytest.approx(-1 / (players - 1))
+    assert any(g != f for (f, _), (g, _) in zip(paid["first"], paid["game"], strict=True))
+
+
+def test_an_unknown_learner_reward_is_refused_by_name() -> None:
+    from loco_envs.train.ppo import Args
+
+    with pytest.raises(ValueError, match="learner_reward must be one of"):
+        make("moco_v0", 2, learner_reward="win")
+    with pytest.raises(ValueError, match="config key 'learner_reward' must be one of"):
+        Args(env_id="moco_v0", num_players=2, learner_reward="win").validate()
