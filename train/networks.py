@@ -25,7 +25,8 @@ same logits.
   ``shortcut``), and the hidden layers and the critic read the observation alone. LOCO's
   flat input is 3,174 wide, 2,904 of it action features; with a scorer of width 8 a decision
   costs a fifth of the multiply-adds (below).
-- :func:`build_actor`: the same actor for behaviour cloning (:mod:`train.imitation`).
+- :func:`build_actor`: the same actor for behaviour cloning (:mod:`train.imitation`);
+  :func:`actor_of`: a data-only policy back as that torch actor (frozen opponents on a GPU).
 - :class:`Tanh`: ``nn.Tanh``, computed by numpy on the CPU (the trainer's and the cloner's
   ``tanh``).
 - :class:`MaskedRolloutBuffer`: sb3-contrib's rollout buffer, handing each minibatch to torch
@@ -57,12 +58,13 @@ from torch import nn
 from torch.autograd.function import once_differentiable
 from torch.distributions.utils import lazy_property
 
+from loco_envs.policy import NumpyPolicy, shortcut_scores, transform_extra_size
 from loco_envs.train.torch_policy import mlp
 
 __all__ = ["ActionFeatureLayout", "ActionScorer", "ActionScoresExtractor", "FeatureScores",
            "MaskedCategorical", "MaskedCategoricalDistribution", "MaskedMlpPolicy",
            "MaskedRolloutBuffer", "ObservationOnly", "ScoredActionLayer", "ShortcutActor",
-           "ShortcutPolicy", "Tanh", "build_actor"]
+           "ShortcutPolicy", "Tanh", "actor_of", "build_actor"]
 
 #: The log-probability an illegal action is given (sb3-contrib's masked logit).
 ILLEGAL_LOG_PROB = -1e8
@@ -563,3 +565,28 @@ def build_actor(input_size: int, num_actions: int, net_arch: Sequence[int],
                              ActionScorer(num_actions, features, widths[-1], scorer), features)
     widths = [input_size, *net_arch]
     return ShortcutActor(mlp(widths, activation), nn.Linear(widths[-1], num_actions), scores)
+
+
+def actor_of(policy: NumpyPolicy) -> ShortcutActor:
+    """The torch actor whose logits are ``policy``'s (:meth:`NumpyPolicy.logits_of_inputs`):
+    the inverse of the exporter, for playing a frozen policy where torch runs faster than
+    numpy (its forward passes on a GPU, :class:`train.selfplay.SelfPlayVecEnv`)."""
+    extra = transform_extra_size(policy.obs_transform)
+    activation = {"tanh": Tanh, "relu": nn.ReLU}[policy.activation]
+    width = 0 if policy.scorer is None else int(policy.scorer[2].shape[0])
+    actor = build_actor(policy.input_size, policy.num_actions, policy.layer_sizes, activation,
+                        shortcut=extra if policy.feature_shortcut else 0, scorer=width,
+                        features=extra)
+    layers = [m for m in actor.body if isinstance(m, nn.Linear)]
+    weight, bias = policy.action
+    tensors = [(layer, pair) for layer, pair in zip(layers, policy.hidden, strict=True)]
+    tensors.append((actor.head, (weight[:, :actor.head.in_features], bias)))
+    with torch.no_grad():
+        for layer, (w, b) in tensors:
+            layer.weight.copy_(torch.from_numpy(np.asarray(w, np.float32)))
+            layer.bias.copy_(torch.from_numpy(np.asarray(b, np.float32)))
+    if actor.scores is not None:
+        actor.scores.set_effective(shortcut_scores(weight[:, actor.head.in_features:]))
+    if actor.scorer is not None:
+        actor.scorer.set_arrays(policy.scorer)
+    return actor.eval()

@@ -140,9 +140,10 @@ class FrozenAgent:
         self.obs_transform = self.policy.obs_transform
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator,
-                  inputs: np.ndarray | None = None) -> np.ndarray:
+                  inputs: np.ndarray | None = None,
+                  logits: np.ndarray | None = None) -> np.ndarray:
         return self.policy.act_batch(obs, masks, rng, temperature=self.bot.temperature,
-                                     inputs=inputs)
+                                     inputs=inputs, logits=logits)
 
 
 class OpponentPool:
@@ -188,6 +189,10 @@ class OpponentPool:
     def policy(self, code: int) -> Any:
         """The frozen policy behind an opponent code ``>= len(bots)`` (``act_batch``)."""
         return self._frozen[code - len(self.bots)]
+
+    def holds(self, code: int) -> bool:
+        """Whether the frozen policy of opponent code ``code`` is still in the pool."""
+        return code - len(self.bots) in self._frozen
 
     def is_snapshot(self, code: int) -> bool:
         """Whether ``code`` is played by a frozen policy (a snapshot or a saved agent)."""

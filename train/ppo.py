@@ -190,8 +190,9 @@ def hyperparameter_table(args: Args) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Environments
-def make_vec_env(args: Args):
-    """The self-play vector env of ``args`` (with SB3's episode statistics)."""
+def make_vec_env(args: Args, device: str = "cpu"):
+    """The self-play vector env of ``args`` (with SB3's episode statistics); on a ``device``
+    other than the CPU (the update's), the frozen opponents' forward passes run there too."""
     from stable_baselines3.common.vec_env import VecMonitor
 
     from loco_envs.train.pool import OpponentPool
@@ -202,7 +203,8 @@ def make_vec_env(args: Args):
     venv = SelfPlayVecEnv(args.env_id, args.num_envs, pool, args.play_options,
                           args.obs_transform, seed=args.seed, backend=args.backend,
                           num_workers=args.num_workers or None,
-                          learner_reward=args.learner_reward)
+                          learner_reward=args.learner_reward,
+                          device=None if device == "cpu" else device)
     return VecMonitor(venv)
 
 
@@ -486,7 +488,7 @@ def train(args: Args) -> TrainResult:
     writer = SummaryWriter(str(run_dir))
     writer.add_text("hyperparameters", hyperparameter_table(args))
 
-    venv = make_vec_env(args)
+    venv = make_vec_env(args, device)
     policy_class, policy_kwargs = policy_network(args)
     rollout = args.num_envs * args.num_steps
     n_updates = -(-args.total_timesteps // rollout)

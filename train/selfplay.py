@@ -53,11 +53,13 @@ class SelfPlayVecEnv(VecEnv):
     def __init__(self, env_id: str, num_envs: int, pool: OpponentPool,
                  env_options: dict[str, Any] | None = None, obs_transform: str = "log1p",
                  seed: int = 0, backend: str = "serial", num_workers: int | None = None,
-                 learner_reward: str = "game"):
+                 learner_reward: str = "game", device: str | None = None):
         if learner_reward not in LEARNER_REWARDS:
             raise ValueError(f"learner_reward must be one of {list(LEARNER_REWARDS)}, got "
                              f"{learner_reward!r}")
         self.learner_reward = learner_reward
+        self.device = device
+        self._on_device: dict[int, Any] = {}  # opponent code -> its torch actor on device
         self.vec = loco_envs.make_vec(env_id, num_envs, backend=backend, num_workers=num_workers,
                                       bots=pool.bots, **(env_options or {}))
         self.pool = pool
@@ -190,8 +192,30 @@ class SelfPlayVecEnv(VecEnv):
             rows = np.flatnonzero(codes == code)
             mine, policy = games[rows], self.pool.policy(code)
             shared = inputs[rows] if policy.obs_transform == self.obs_transform else None
+            logits = None if self.device is None else self._device_logits(
+                code, policy, vec.obs[mine], shared)
             actions[mine] = policy.act_batch(vec.obs[mine], vec.masks[mine], self.rng,
-                                             inputs=shared)
+                                             inputs=shared, logits=logits)
+
+    def _device_logits(self, code: int, member: Any, obs: np.ndarray,
+                       inputs: np.ndarray | None) -> np.ndarray:
+        """A frozen member's logits by its torch copy on :attr:`device` (made at its first
+        move, dropped once the pool has dropped it): the same network as its numpy one, for a
+        trainer whose update runs on a GPU, where thousands of games' forward passes cost
+        less than on the CPU. The moves are drawn from them as from numpy's logits."""
+        import torch
+
+        from loco_envs.train.networks import actor_of
+
+        actor = self._on_device.get(code)
+        if actor is None:
+            self._on_device = {c: a for c, a in self._on_device.items() if self.pool.holds(c)}
+            actor = actor_of(getattr(member, "policy", member)).to(self.device)
+            self._on_device[code] = actor
+        if inputs is None:
+            inputs = transform_observation(obs, member.obs_transform)
+        with torch.no_grad():
+            return actor(torch.from_numpy(inputs).to(self.device)).cpu().numpy()
 
     def _reward(self, game_reward: float, first: float | None) -> float:
         """The learner's pay: the game's reward, or with ``learner_reward='first'`` its share

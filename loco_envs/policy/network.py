@@ -108,13 +108,15 @@ class NumpyPolicy:
         return int(np.argmax(perturbed(logits, rng, temperature)))
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator,
-                  temperature: float = 1.0, inputs: np.ndarray | None = None) -> np.ndarray:
+                  temperature: float = 1.0, inputs: np.ndarray | None = None,
+                  logits: np.ndarray | None = None) -> np.ndarray:
         """One action per row of ``obs`` ``[N, D]`` / ``masks`` ``[N, A]``, in one forward pass.
 
         Sampling draws ``rng.random((N, A))``: the same numbers, in the same order, as N calls
         of :meth:`act_observation` with that ``rng``, so batching a game's opponents does not
         change which moves they make. ``inputs``, when given, are the rows of ``obs`` already
-        transformed (:meth:`logits_of_inputs`).
+        transformed (:meth:`logits_of_inputs`); ``logits``, when given, the rows' unmasked
+        logits already computed (by a torch copy of this network on a GPU: the self-play env).
         """
         obs = np.asarray(obs, np.float32)
         legal = np.asarray(masks, bool)
@@ -132,10 +134,13 @@ class NumpyPolicy:
                                    or inputs.shape[1] != self.input_size):
             raise ValueError(f"act_batch: inputs {inputs.shape}, the policy takes "
                              f"[{obs.shape[0]}, {self.input_size}] (the rows of obs transformed)")
-        raw = self.logits(obs) if inputs is None else self.logits_of_inputs(inputs)
-        logits = np.where(legal, raw.astype(np.float64), -np.inf)
-        return np.argmax(perturbed(logits, rng, temperature),
-                         axis=1).astype(np.int64)
+        if logits is not None and np.shape(logits) != legal.shape:
+            raise ValueError(f"act_batch: logits {np.shape(logits)}, the masks are "
+                             f"{legal.shape}")
+        if logits is None:
+            logits = self.logits(obs) if inputs is None else self.logits_of_inputs(inputs)
+        masked = np.where(legal, np.asarray(logits).astype(np.float64), -np.inf)
+        return np.argmax(perturbed(masked, rng, temperature), axis=1).astype(np.int64)
 
 
 def check_temperature(temperature: Any) -> float:

@@ -78,6 +78,10 @@ def test_act_batch_draws_what_one_by_one_calls_draw(tmp_path: Path) -> None:
     assert sharp.tolist() == [policy.act_observation(o, m, rng, 0.5)
                               for o, m in zip(obs, masks, strict=True)]
     assert all(masks[i, a] for i, a in enumerate(batch))
+    given = policy.act_batch(obs, masks, np.random.default_rng(7), logits=policy.logits(obs))
+    assert given.tolist() == batch.tolist()  # logits computed elsewhere draw the same moves
+    with pytest.raises(ValueError, match=r"logits \(6, 3\), the masks are"):
+        policy.act_batch(obs, masks, np.random.default_rng(7), logits=np.zeros((6, 3)))
     with pytest.raises(ValueError, match="row 1 has no legal action"):
         masks[1] = 0
         policy.act_batch(obs, masks, np.random.default_rng(0))

@@ -207,3 +207,27 @@ def test_sb3s_own_save_and_load_rebuild_the_shortcut_policy(tmp_path, scorer):
     with torch.no_grad():
         expected = policy.get_distribution(inputs).distribution.probs
         assert torch.equal(loaded.get_distribution(inputs).distribution.probs, expected)
+
+
+@pytest.mark.parametrize(("shortcut", "scorer", "hidden"),
+                         [(False, 0, [16, 8]), (True, 0, [16]), (True, 0, []), (False, 4, [16]),
+                          (True, 4, [8])])
+def test_a_data_only_policy_goes_back_to_the_same_torch_actor(shortcut, scorer, hidden):
+    """actor_of inverts the exporter: the torch actor's logits are the numpy policy's."""
+    from loco_envs.train.imitation import actor_policy
+    from loco_envs.train.networks import Tanh, actor_of, build_actor
+
+    inputs = transform_observation(_observations(20)[0], TRANSFORM)
+    torch.manual_seed(3)
+    original = build_actor(inputs.shape[1], 79, hidden, Tanh, WIDTH if shortcut else 0, scorer,
+                           WIDTH)
+    with torch.no_grad():  # every part in play, the zero-initialised ones too
+        for parameter in original.parameters():
+            parameter.add_(torch.randn_like(parameter) * 0.1)
+    policy = actor_policy(original, TRANSFORM)
+    copy = actor_of(policy)
+    with torch.no_grad():
+        logits = copy(torch.from_numpy(inputs)).numpy()
+        assert np.allclose(logits, original(torch.from_numpy(inputs)).numpy(), atol=1e-5)
+    assert np.allclose(logits, policy.logits_of_inputs(inputs), atol=1e-4)
+    assert not copy.training

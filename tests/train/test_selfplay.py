@@ -86,7 +86,8 @@ def test_each_snapshot_decides_for_all_its_games_in_one_forward_pass() -> None:
     calls = []
 
     class Spy(NumpyPolicy):
-        def act_batch(self, obs, masks, rng, temperature=1.0, inputs=None):  # noqa: ANN001
+        def act_batch(self, obs, masks, rng, temperature=1.0, inputs=None,  # noqa: ANN001
+                      logits=None):
             who = env.opponents[np.arange(env.num_envs), env.vec.seats]
             games = np.flatnonzero(who == self.code)
             calls.append((self.code, len(obs)))
@@ -95,6 +96,7 @@ def test_each_snapshot_decides_for_all_its_games_in_one_forward_pass() -> None:
                 raw = env.vec.game_env(int(i))
                 np.testing.assert_array_equal(row, raw.observe(raw.agent_selection)["observation"])
             np.testing.assert_array_equal(inputs, np.log1p(obs))  # the transform, shared
+            assert logits is None  # numpy's forward pass on the CPU
             return super().act_batch(obs, masks, rng, temperature, inputs)
 
     base = random_policy(env)
@@ -254,3 +256,56 @@ def test_an_unknown_learner_reward_is_refused_by_name() -> None:
         make("moco_v0", 2, learner_reward="win")
     with pytest.raises(ValueError, match="config key 'learner_reward' must be one of"):
         Args(env_id="moco_v0", num_players=2, learner_reward="win").validate()
+
+
+def test_frozen_opponents_on_a_torch_device_play_the_moves_numpy_plays(monkeypatch) -> None:
+    """device=...: snapshots and saved agents decide by a torch copy of their network there
+    (a GPU in training; the CPU here), with the same moves as numpy's forward pass; the pool's
+    dropped members leave the device."""
+    transform = "log1p+loco_actions"
+    from loco_envs.train import networks
+
+    def trace(device: str | None) -> tuple[list[np.ndarray], SelfPlayVecEnv]:
+        env = make("loco_v0", 2, n=12, mix={"random": 1.0, "loco/ppo": 1.0, "snapshot": 2.0},
+                   obs_transform=transform, device=device)
+        for seed in (0, 1):
+            policy = random_policy(env, seed)
+            policy.obs_transform = transform
+            env.add_snapshot(policy)
+        rng = np.random.default_rng(5)
+        out = [env.reset()]
+        for _ in range(25):
+            env.step_async(random_actions(env, rng))
+            obs, rewards, dones, _ = env.step_wait()
+            out += [obs, rewards, dones, env.opponents.copy()]
+        return out, env
+
+    reference, plain = trace(None)
+    assert not plain._on_device
+    plain.close()
+    made = []
+    monkeypatch.setattr(networks, "actor_of",
+                        lambda policy, made=made, real=networks.actor_of:
+                        made.append(policy) or real(policy))
+    with monkeypatch.context() as patch:  # numpy's forward pass is not used any more
+        patch.setattr(NumpyPolicy, "logits_of_inputs", lambda *_: pytest.fail("numpy forward"))
+        on_device, env = trace("cpu")
+    for a, b in zip(on_device, reference, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert len(made) == len(env._on_device) == 3  # two snapshots and loco/ppo, once each
+    gone = 10_000  # a member the pool no longer holds
+    assert not env.pool.holds(gone)
+    env._on_device[gone] = object()
+    for seed in range(2, 9):  # newer snapshots, drawn for new episodes
+        policy = random_policy(env, seed)
+        policy.obs_transform = transform
+        env.add_snapshot(policy)
+    rng = np.random.default_rng(6)
+    for _ in range(400):  # until a new member has moved: its copy is made, the device tidied
+        env.step_async(random_actions(env, rng))
+        env.step_wait()
+        if len(made) > 3:
+            break
+    assert len(made) > 3 and gone not in env._on_device
+    assert all(env.pool.holds(code) for code in env._on_device)
+    env.close()
