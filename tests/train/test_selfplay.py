@@ -32,6 +32,26 @@ def random_actions(env: SelfPlayVecEnv, rng: np.random.Generator) -> np.ndarray:
     return np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
 
 
+def add_snapshots(env: SelfPlayVecEnv, transform: str, seeds) -> None:  # noqa: ANN001
+    """Random snapshots reading ``transform``'s inputs, one per seed."""
+    for seed in seeds:
+        policy = random_policy(env, seed)
+        policy.obs_transform = transform
+        env.add_snapshot(policy)
+
+
+def play_trace(env: SelfPlayVecEnv, steps: int = 25, seed: int = 5) -> list[np.ndarray]:
+    """What the learner sees over ``steps`` random moves from a reset: observations, rewards,
+    ends and the opponents of every game."""
+    rng = np.random.default_rng(seed)
+    out = [env.reset()]
+    for _ in range(steps):
+        env.step_async(random_actions(env, rng))
+        obs, rewards, dones, _ = env.step_wait()
+        out += [obs, rewards, dones, env.opponents.copy()]
+    return out
+
+
 def check_learners_turn(env: SelfPlayVecEnv, obs: np.ndarray) -> None:
     """Every game waits on the learner, and hands back the learner's own observation."""
     np.testing.assert_array_equal(env.vec.seats, env.learner_seat)
@@ -123,10 +143,7 @@ def test_snapshots_share_one_transform_a_round_and_play_the_moves_they_would_alo
     def trace(alone: bool) -> list[np.ndarray]:
         env = make("loco_v0", 2, n=12, mix={"random": 1.0, "snapshot": 2.0},
                    obs_transform=transform)
-        for seed in (0, 1, 2):
-            policy = random_policy(env, seed)
-            policy.obs_transform = transform
-            env.add_snapshot(policy)
+        add_snapshots(env, transform, (0, 1, 2))
         if alone:  # the reference: every snapshot transforms its own rows
             def play(games, codes, actions):  # noqa: ANN001
                 for code in np.unique(codes).tolist():
@@ -134,12 +151,7 @@ def test_snapshots_share_one_transform_a_round_and_play_the_moves_they_would_alo
                     actions[mine] = env.pool.policy(code).act_batch(
                         env.vec.obs[mine], env.vec.masks[mine], env.rng)
             monkeypatch.setattr(env, "_play_snapshots", play)
-        rng = np.random.default_rng(5)
-        out = [env.reset()]
-        for _ in range(25):
-            env.step_async(random_actions(env, rng))
-            obs, rewards, dones, _ = env.step_wait()
-            out += [obs, rewards, dones, env.opponents.copy()]
+        out = play_trace(env)
         env.close()
         return out
 
@@ -268,17 +280,8 @@ def test_frozen_opponents_on_a_torch_device_play_the_moves_numpy_plays(monkeypat
     def trace(device: str | None) -> tuple[list[np.ndarray], SelfPlayVecEnv]:
         env = make("loco_v0", 2, n=12, mix={"random": 1.0, "loco/ppo": 1.0, "snapshot": 2.0},
                    obs_transform=transform, device=device)
-        for seed in (0, 1):
-            policy = random_policy(env, seed)
-            policy.obs_transform = transform
-            env.add_snapshot(policy)
-        rng = np.random.default_rng(5)
-        out = [env.reset()]
-        for _ in range(25):
-            env.step_async(random_actions(env, rng))
-            obs, rewards, dones, _ = env.step_wait()
-            out += [obs, rewards, dones, env.opponents.copy()]
-        return out, env
+        add_snapshots(env, transform, (0, 1))
+        return play_trace(env), env
 
     reference, plain = trace(None)
     assert not plain._on_device
@@ -296,10 +299,7 @@ def test_frozen_opponents_on_a_torch_device_play_the_moves_numpy_plays(monkeypat
     gone = 10_000  # a member the pool no longer holds
     assert not env.pool.holds(gone)
     env._on_device[gone] = object()
-    for seed in range(2, 9):  # newer snapshots, drawn for new episodes
-        policy = random_policy(env, seed)
-        policy.obs_transform = transform
-        env.add_snapshot(policy)
+    add_snapshots(env, transform, range(2, 9))  # newer snapshots, drawn for new episodes
     rng = np.random.default_rng(6)
     for _ in range(400):  # until a new member has moved: its copy is made, the device tidied
         env.step_async(random_actions(env, rng))
