@@ -64,7 +64,7 @@ from loco_envs.train.torch_policy import mlp
 __all__ = ["ActionFeatureLayout", "ActionScorer", "ActionScoresExtractor", "FeatureScores",
            "MaskedCategorical", "MaskedCategoricalDistribution", "MaskedMlpPolicy",
            "MaskedRolloutBuffer", "ObservationOnly", "ScoredActionLayer", "ShortcutActor",
-           "ShortcutPolicy", "Tanh", "actor_of", "build_actor"]
+           "ShortcutPolicy", "Tanh", "actor_of", "build_actor", "copy_linears", "load_actor"]
 
 #: The log-probability an illegal action is given (sb3-contrib's masked logit).
 ILLEGAL_LOG_PROB = -1e8
@@ -567,6 +567,40 @@ def build_actor(input_size: int, num_actions: int, net_arch: Sequence[int],
     return ShortcutActor(mlp(widths, activation), nn.Linear(widths[-1], num_actions), scores)
 
 
+def copy_linears(pairs: Sequence[tuple[nn.Linear, tuple[np.ndarray, np.ndarray]]]) -> None:
+    """Copy each ``(weight, bias)`` into its ``Linear``; ``ValueError`` for another shape."""
+    with torch.no_grad():
+        for module, (weight, bias) in pairs:
+            if tuple(module.weight.shape) != np.shape(weight) or \
+                    tuple(module.bias.shape) != np.shape(bias):
+                raise ValueError(f"layer of shape {np.shape(weight)}, the network has "
+                                 f"{tuple(module.weight.shape)}")
+            module.weight.copy_(torch.from_numpy(np.asarray(weight, np.float32)))
+            module.bias.copy_(torch.from_numpy(np.asarray(bias, np.float32)))
+
+
+def load_actor(policy: NumpyPolicy, layers: Sequence[nn.Linear], head: nn.Linear,
+               scores: FeatureScores | None, scorer: ActionScorer | None) -> None:
+    """Copy ``policy``'s actor into torch modules: its hidden layers into ``layers``, its action
+    layer's part over the last hidden layer into ``head``, the feature shortcut's per-action
+    weights into ``scores`` and its action scorer into ``scorer`` (the warm start into SB3's
+    networks, :func:`actor_of` into the cloner's); ``ValueError`` naming a part that does not
+    fit."""
+    if len(layers) != len(policy.hidden):
+        raise ValueError(f"{len(policy.hidden)} hidden layers, the network has {len(layers)}")
+    weight, bias = policy.action
+    if policy.feature_shortcut:  # the hidden part to the action layer, the rest per action
+        if scores is None:
+            raise ValueError("a feature shortcut, the network has none")
+        scores.set_effective(shortcut_scores(weight[:, head.in_features:]))
+        weight = weight[:, :head.in_features]
+    if policy.scorer is not None:
+        if scorer is None:
+            raise ValueError("an action scorer, the network has none")
+        scorer.set_arrays(policy.scorer)  # ValueError for another width
+    copy_linears([*zip(layers, policy.hidden, strict=True), (head, (weight, bias))])
+
+
 def actor_of(policy: NumpyPolicy) -> ShortcutActor:
     """The torch actor whose logits are ``policy``'s (:meth:`NumpyPolicy.logits_of_inputs`):
     the inverse of the exporter, for playing a frozen policy where torch runs faster than
@@ -578,15 +612,5 @@ def actor_of(policy: NumpyPolicy) -> ShortcutActor:
                         shortcut=extra if policy.feature_shortcut else 0, scorer=width,
                         features=extra)
     layers = [m for m in actor.body if isinstance(m, nn.Linear)]
-    weight, bias = policy.action
-    tensors = [(layer, pair) for layer, pair in zip(layers, policy.hidden, strict=True)]
-    tensors.append((actor.head, (weight[:, :actor.head.in_features], bias)))
-    with torch.no_grad():
-        for layer, (w, b) in tensors:
-            layer.weight.copy_(torch.from_numpy(np.asarray(w, np.float32)))
-            layer.bias.copy_(torch.from_numpy(np.asarray(b, np.float32)))
-    if actor.scores is not None:
-        actor.scores.set_effective(shortcut_scores(weight[:, actor.head.in_features:]))
-    if actor.scorer is not None:
-        actor.scorer.set_arrays(policy.scorer)
+    load_actor(policy, layers, actor.head, actor.scores, actor.scorer)
     return actor.eval()

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from loco_envs.policy import load_policy, policy_paths, shortcut_scores
+from loco_envs.policy import load_policy, policy_paths
 
 __all__ = ["CLONE_CONFIG_SUFFIXES", "check_clone_config", "check_compatible", "clone_args",
            "clone_record", "ensure_clone", "is_clone_config", "policy_of", "value_path",
@@ -171,40 +171,24 @@ def warm_start(model: Any, path: str | Path) -> bool:
     """
     import torch
 
+    from loco_envs.train.networks import copy_linears, load_actor
+
     policy, _ = load_policy(path)
     sb3 = model.policy
-    actor_layers = [m for m in sb3.mlp_extractor.policy_net if isinstance(m, torch.nn.Linear)]
-    weight, bias = policy.action
-    if policy.feature_shortcut:  # the hidden part to the action layer, the rest per action
-        hidden = sb3.action_net.in_features
-        sb3.mlp_extractor.scores.set_effective(shortcut_scores(weight[:, hidden:]))
-        weight = weight[:, :hidden]
-    if policy.scorer is not None:
-        try:
-            sb3.mlp_extractor.scorer.set_arrays(policy.scorer)
-        except (AttributeError, ValueError) as exc:
-            raise ValueError(f"config key 'init_policy': {path}: its action scorer does not fit "
-                             f"the run's network ({exc})") from None
-    pairs = list(zip(actor_layers, policy.hidden, strict=False)) + [(sb3.action_net,
-                                                                     (weight, bias))]
-    if len(actor_layers) != len(policy.hidden):
-        raise ValueError(f"config key 'init_policy': {path} has {len(policy.hidden)} hidden "
-                         f"layers, the run's network {len(actor_layers)}")
+    extractor = sb3.mlp_extractor
+    actor_layers = [m for m in extractor.policy_net if isinstance(m, torch.nn.Linear)]
     value_file = value_path(path)
-    if value_file.is_file():
-        with np.load(value_file, allow_pickle=False) as data:
-            value_layers = [m for m in sb3.mlp_extractor.value_net
-                            if isinstance(m, torch.nn.Linear)]
-            n = len(value_layers)
-            hidden = [(data[f"hidden_{i}_weight"], data[f"hidden_{i}_bias"]) for i in range(n)]
-            pairs += list(zip(value_layers, hidden, strict=True))
-            pairs.append((sb3.value_net, (data["value_weight"], data["value_bias"])))
-    with torch.no_grad():
-        for module, (weight, bias) in pairs:
-            if tuple(module.weight.shape) != weight.shape or tuple(module.bias.shape) != \
-                    bias.shape:
-                raise ValueError(f"config key 'init_policy': layer of shape {weight.shape} in "
-                                 f"{path}, the run's network has {tuple(module.weight.shape)}")
-            module.weight.copy_(torch.from_numpy(np.asarray(weight, np.float32)))
-            module.bias.copy_(torch.from_numpy(np.asarray(bias, np.float32)))
+    try:
+        load_actor(policy, actor_layers, sb3.action_net, getattr(extractor, "scores", None),
+                   getattr(extractor, "scorer", None))
+        if value_file.is_file():
+            with np.load(value_file, allow_pickle=False) as data:
+                value_layers = [m for m in extractor.value_net if isinstance(m, torch.nn.Linear)]
+                hidden = [(data[f"hidden_{i}_weight"], data[f"hidden_{i}_bias"])
+                          for i in range(len(value_layers))]
+                copy_linears([*zip(value_layers, hidden, strict=True),
+                              (sb3.value_net, (data["value_weight"], data["value_bias"]))])
+    except ValueError as exc:
+        raise ValueError(f"config key 'init_policy': {path} does not fit the run's network: "
+                         f"{exc}") from None
     return value_file.is_file()

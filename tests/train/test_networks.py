@@ -231,3 +231,24 @@ def test_a_data_only_policy_goes_back_to_the_same_torch_actor(shortcut, scorer, 
         assert np.allclose(logits, original(torch.from_numpy(inputs)).numpy(), atol=1e-5)
     assert np.allclose(logits, policy.logits_of_inputs(inputs), atol=1e-4)
     assert not copy.training
+
+
+def test_an_actor_that_does_not_fit_is_refused_naming_the_part():
+    """load_actor (the warm start's and actor_of's copy): layers, shortcut and scorer."""
+    from loco_envs.train.imitation import actor_policy
+    from loco_envs.train.networks import Tanh, build_actor, load_actor
+
+    size = len(_observations(1)[0][0]) + WIDTH
+    policy = actor_policy(build_actor(size, 79, [16, 8], Tanh, WIDTH), TRANSFORM)
+    other = build_actor(size, 79, [16], Tanh, WIDTH)
+    layers = [m for m in other.body if isinstance(m, torch.nn.Linear)]
+    with pytest.raises(ValueError, match="2 hidden layers, the network has 1"):
+        load_actor(policy, layers, other.head, other.scores, None)
+    plain = build_actor(size, 79, [16, 8], Tanh)
+    layers = [m for m in plain.body if isinstance(m, torch.nn.Linear)]
+    with pytest.raises(ValueError, match="a feature shortcut, the network has none"):
+        load_actor(policy, layers, plain.head, None, None)
+    wide = build_actor(size, 79, [32, 8], Tanh, WIDTH)
+    layers = [m for m in wide.body if isinstance(m, torch.nn.Linear)]
+    with pytest.raises(ValueError, match=r"layer of shape \(16, \d+\), the network has \(32"):
+        load_actor(policy, layers, wide.head, wide.scores, None)
