@@ -25,6 +25,7 @@ spec                           bot
 ``<game>/ppo``                 the trained policy shipped in ``agents/pretrained/`` for that game
                                (:data:`PRETRAINED`: its player count; how it was trained is in
                                the JSON beside the weights); numpy only, like ``ppo:``
+``loco/ppo-4p``                LOCO's shipped policy for 4 players (``loco/ppo`` plays 2)
 ``ppo:<path>``                 a trained policy saved as data (``<path>.npz`` + ``.json``,
                                :mod:`agents.ppo`; numpy only, never unpickles anything)
 ``<game>/ismcts[:k=v,...]``    Information-Set MCTS on the game's ``resample``
@@ -90,6 +91,7 @@ HEURISTICS: dict[str, tuple[str, str]] = {
 #: format of :mod:`agents.ppo`); each plays the player count in its name.
 PRETRAINED: dict[str, str] = {
     "loco/ppo": "loco_2p",
+    "loco/ppo-4p": "loco_4p",
     "moco/ppo": "moco_2p",
     "momo/ppo": "momo_2p",
     "mampfos/ppo": "mampfos_3p",
@@ -102,10 +104,13 @@ PRETRAINED_DIR = Path(__file__).parent / "pretrained"
 #: 0.668 at 0.05, 0.652 at 0.25, 0.620 at 1 in 600 games (the same deals). LOCO's earlier
 #: agent (before ``configs/loco_league.yaml``) gained nothing from sharpening (against
 #: ``heuristic-strong``, two sets of 1,000 deals: 0.612 and 0.599 at 0.5, 0.596 and 0.621 at 1),
-#: and a greedy LOCO policy can lock a game into a loop, so it samples at 1.
+#: and a greedy LOCO policy can lock a game into a loop, so it samples at 1. LOCO at 4 players,
+#: against three ``heuristic-strong`` on two sets of 1,000 deals: 0.271 and 0.278 at 1, 0.275
+#: and 0.268 at 0.5; it samples at 1 too.
 #: ``provenance.evaluation.play`` in each JSON says how its table was measured.
 PRETRAINED_TEMPERATURE: dict[str, float] = {
     "loco/ppo": 1.0,
+    "loco/ppo-4p": 1.0,
     "moco/ppo": 0.0,
     "momo/ppo": 0.0,
     "mampfos/ppo": 0.0,
