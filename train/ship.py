@@ -1,11 +1,12 @@
-"""Ship a trained policy as a ready-made agent ``<game>/ppo`` and record its evaluation.
+"""Ship a trained policy as a ready-made agent (``<game>/ppo``, ``loco/ppo-4p``) and record its
+evaluation.
 
     python -m train.ship runs/<run>/checkpoints/final.npz loco/ppo \\
         --opponents random loco/heuristic loco/heuristic-strong --games 1000
 
 copies the policy files (``.npz`` + ``.json``, and nothing else: no SB3 zip) to
 ``agents/pretrained/<name>`` (:data:`agents.PRETRAINED`), then plays the shipped agent, as
-``agents.make("<game>/ppo")`` builds it (at its :data:`agents.PRETRAINED_TEMPERATURE`),
+``agents.make(spec)`` builds it (at its :data:`agents.PRETRAINED_TEMPERATURE`),
 against each opponent through the tournament runner: seats rotated on every deal (the
 duplicate format), games capped at ``train.evaluate.DEFAULT_MAX_DECISIONS`` and scored as ties, 95%
 bootstrap intervals over deals. The table goes into the JSON's ``provenance.evaluation``, with

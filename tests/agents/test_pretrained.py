@@ -1,4 +1,5 @@
-"""The shipped trained agents ``<game>/ppo``: files, provenance, play without torch."""
+"""The shipped trained agents (``<game>/ppo``, ``loco/ppo-4p``): files, provenance, play
+without torch."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ FENCE = re.compile(r"^(?:```|~~~)[^\n]*\n(.*?)^(?:```|~~~)", re.M | re.S)
 #: Commands that seat agents, and the option that lists them.
 SEATING = {"loco_envs.play": "--opponents", "benchmarks.tournament": "--agents",
            "train.evaluate": "--agents"}
-COMMAND = re.compile(r"python -m (" + "|".join(map(re.escape, SEATING)) + r") ")
+COMMAND = re.compile(r"python3? -m (" + "|".join(map(re.escape, SEATING)) + r") ")
 
 
 def commands(text: str) -> list[str]:
@@ -41,7 +41,8 @@ def seated(command: str) -> tuple[int | None, list[str]]:
     """The player count of a command and the agent specs it seats; None for a placeholder
     count such as ``<n>``. Without ``--players``: the game's default for ``loco_envs.play``,
     2 for the others (their ``--players`` default)."""
-    words = shlex.split(command.replace("...", ""))
+    words = [part for word in shlex.split(command.replace("...", ""), comments=True)
+             for part in (word.split("=", 1) if word.startswith("--") else [word])]
     option = SEATING[words[2]]
     if "--players" in words:
         count = words[words.index("--players") + 1]
@@ -88,4 +89,6 @@ def test_the_check_finds_the_readme_command_it_was_written_for():
     players, specs = seated("python -m loco_envs.play loco_v0 --players 3 "
                             "--opponents loco/ppo,random --record me.jsonl")
     assert (players, specs) == (3, ["loco/ppo", "random"])
+    assert seated("python -m benchmarks.tournament moco_v0 --players=4 --agents moco/heuristic "
+                  "random  # the players' own comment") == (4, ["moco/heuristic", "random"])
     assert shipped_players("loco/ppo") != players

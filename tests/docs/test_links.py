@@ -13,7 +13,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The Markdown pages of the repository: the README, docs/ and the READMEs of the top folders.
-PAGES = sorted({ROOT / "README.md", *ROOT.glob("docs/**/*.md"), *ROOT.glob("*/README.md")})
+PAGES = sorted({ROOT / "README.md", *ROOT.glob("docs/**/*.md"),
+                *(p for p in ROOT.glob("*/README.md") if not p.parent.name.startswith("."))})
 #: ``[text](target)`` and ``![alt](target)``, the target up to the first space or ``)``.
 LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
