@@ -15,10 +15,7 @@ import pytest
 import loco_envs
 from loco_envs import agents
 from loco_envs.policy import load_policy
-from tests.docs.test_links import PAGES, ROOT
-
-#: A fenced code block's body.
-FENCE = re.compile(r"^(?:```|~~~)[^\n]*\n(.*?)^(?:```|~~~)", re.M | re.S)
+from tests.docs.test_links import FENCE, PAGES, ROOT
 
 #: Commands that seat agents, and the option that lists them.
 SEATING = {"loco_envs.play": "--opponents", "benchmarks.tournament": "--agents",
@@ -30,8 +27,8 @@ def commands(text: str) -> list[str]:
     """Every seating command of a page: a line of a code block (continuations joined), or an
     inline code span (which may wrap over lines)."""
     pieces = []
-    for block in FENCE.findall(text):
-        pieces += re.sub(r"\\\n\s*", " ", block).splitlines()
+    for block in FENCE.finditer(text):  # the opening line names the language, not a command
+        pieces += re.sub(r"\\\n\s*", " ", block.group(0)).splitlines()[1:]
     pieces += [span.replace("\n", " ") for span in re.findall(r"`([^`]+)`", FENCE.sub("", text))]
     return [piece[match.start():].strip() for piece in pieces
             if (match := COMMAND.search(piece))]
