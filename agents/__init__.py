@@ -31,6 +31,9 @@ spec                           bot
 ``<game>/ismcts[:k=v,...]``    Information-Set MCTS on the game's ``resample``
                                (:mod:`agents.ismcts`), options after a colon:
                                ``loco/ismcts:iterations=200,c=0.7,rollout=heuristic``
+``<game>/flatmc[:k=v,...]``    flat Monte Carlo: every legal move played out on the same
+                               redealt hidden cards (:mod:`agents.ismcts`), e.g.
+                               ``moco/flatmc:playouts=32,rollout=random``
 =============================  ==============================================================
 
 Bots are stateless between calls except where a docstring says otherwise; a bot that keeps
@@ -122,10 +125,11 @@ def available_specs() -> list[str]:
     return (["random"] + [spec for spec in HEURISTICS if _loadable(spec)]
             + [spec for spec, name in PRETRAINED.items()
                if (PRETRAINED_DIR / f"{name}.json").is_file()]
-            + [f"{game}/ismcts" for game in ISMCTS_GAMES])
+            + [f"{game}/{search}" for search in ("ismcts", "flatmc") for game in ISMCTS_GAMES])
 
 
-#: Games with an ISMCTS bot, ``<game>/ismcts[:options]`` (:mod:`agents.ismcts`).
+#: Games with the search bots, ``<game>/ismcts[:options]`` and ``<game>/flatmc[:options]``
+#: (:mod:`agents.ismcts`).
 ISMCTS_GAMES = ("loco", "moco", "momo", "mampfos")
 
 
@@ -148,10 +152,11 @@ def make(spec: str) -> Bot:
     if spec in PRETRAINED:
         return _make_pretrained(spec)
     game, _, search = spec.partition("/")
-    if game in ISMCTS_GAMES and (search == "ismcts" or search.startswith("ismcts:")):
-        from loco_envs.agents.ismcts import make as make_ismcts
+    kind, _, options = search.partition(":")
+    if game in ISMCTS_GAMES and kind in ("ismcts", "flatmc"):
+        from loco_envs.agents.ismcts import make as make_search
 
-        return make_ismcts(game, search[len("ismcts:"):])
+        return make_search(game, options, kind)
     if spec in HEURISTICS:
         module, attr = HEURISTICS[spec]
         try:

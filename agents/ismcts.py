@@ -1,4 +1,5 @@
-"""Information-Set Monte Carlo Tree Search bots (``agents.make("<game>/ismcts")``).
+"""Search bots: Information-Set Monte Carlo Tree Search (``agents.make("<game>/ismcts")``) and
+flat Monte Carlo (``agents.make("<game>/flatmc")``, :class:`FlatMonteCarloBot` at the end).
 
 Single-observer ISMCTS (SO-ISMCTS; Cowling, Powley and Whitehouse, "Information Set Monte Carlo
 Tree Search", IEEE TCIAIG 4(2), 2012): one tree over the searching seat's information set,
@@ -74,6 +75,7 @@ the same run). How strong each budget plays: ``docs/search.md``.
 
 from __future__ import annotations
 
+import abc
 import importlib
 import time
 from typing import Any
@@ -86,71 +88,108 @@ from loco_envs.compiled import rng as R
 GAMES = ("loco", "moco", "momo", "mampfos")
 #: Decisions of a playout before it is cut off, per game (None: to the end).
 DEFAULT_DEPTH = {"loco": 40, "moco": None, "momo": None, "mampfos": None}
-OPTIONS = ("iterations", "time", "c", "rollout", "depth")
 
 
 #: Determinizations written into the playout batch between two calls of the compiled kernel.
 ROWS = 32
 
 
-class ISMCTSBot:
-    """SO-ISMCTS for one of the suite's games (see the module docstring)."""
+class SearchBot(abc.ABC):
+    """What the two searches share: the options both have (``time``, ``rollout``, ``depth``,
+    checked by name), the game rebuilt from the view (or ``bot.game``, module docstring), the
+    compiled batch its determinizations are written into, and the kernel's generator."""
 
-    def __init__(self, game: str, iterations: int = 100, time: float | None = None,
-                 c: float = 0.7, rollout: str = "random", depth: int | None | str = "default"):
+    kind_name = "search"
+
+    def __init__(self, game: str, time: float | None = None, rollout: str = "random",
+                 depth: int | None | str = "default"):
+        kind = self.kind_name
         if game not in GAMES:
-            raise ValueError(f"ismcts: unknown game {game!r}; known: {list(GAMES)}")
-        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
-            raise ValueError(f"ismcts option 'iterations' must be a positive integer, "
-                             f"got {iterations!r}")
-        if time is not None and not (isinstance(time, (int, float)) and time > 0):
-            raise ValueError(f"ismcts option 'time' must be a positive number of seconds, "
+            raise ValueError(f"{kind}: unknown game {game!r}; known: {list(GAMES)}")
+        if time is not None and (isinstance(time, bool) or not isinstance(time, (int, float))
+                                 or not time > 0):
+            raise ValueError(f"{kind} option 'time' must be a positive number of seconds, "
                              f"got {time!r}")
-        if not isinstance(c, (int, float)) or c < 0:
-            raise ValueError(f"ismcts option 'c' must be a number >= 0, got {c!r}")
         if rollout not in ("random", "heuristic"):
-            raise ValueError(f"ismcts option 'rollout' must be 'random' or 'heuristic', "
+            raise ValueError(f"{kind} option 'rollout' must be 'random' or 'heuristic', "
                              f"got {rollout!r}")
         if depth == "default":
             depth = DEFAULT_DEPTH[game]
         if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
                                   or depth < 0):
-            raise ValueError(f"ismcts option 'depth' must be an integer >= 0 or none, "
+            raise ValueError(f"{kind} option 'depth' must be an integer >= 0 or none, "
                              f"got {depth!r}")
-        self.game_name = game
-        self.iterations, self.time, self.c = iterations, time, float(c)
-        self.rollout, self.depth = rollout, depth
+        self.game_name, self.time, self.rollout, self.depth = game, time, rollout, depth
         self.search = importlib.import_module(f"loco_envs.{game}.search")
         self.state_module = importlib.import_module(f"loco_envs.{game}.compiled.state")
         kinds = importlib.import_module(f"loco_envs.{game}.compiled.bots").KINDS
         self.kind = kinds["random" if rollout == "random" else f"{game}/heuristic"]
         self.game: Any = None  # optional: the game itself (module docstring)
-        self.name = f"{game}/ismcts"
-        self.last_iterations = 0
+        self.name = f"{game}/{kind}"
         self._batch: tuple[Any, Any, Any] | None = None  # (options, compiled state, config)
-        self._tree = T.new_tree(iterations + 1 if time is None else 1024)
         self._rng_state = np.zeros(R.STATE_WORDS, np.uint64)
 
-    # -----------------------------------------------------------------------------------------
     def act(self, view: Any, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """The searched move; a decision with one legal action is played at once."""
         seat = view.seat
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not (
                 0 <= seat < view.num_players):  # before LOCO's game.view(seat) reads hands[-1]
-            raise ValueError(f"ISMCTSBot.act: a view of seat {seat!r}, out of range "
-                             f"0..{view.num_players - 1}")
+            raise ValueError(f"{type(self).__name__}.act: a view of seat {seat!r}, out of "
+                             f"range 0..{view.num_players - 1}")
         legal = np.flatnonzero(action_mask)
         if legal.size == 0:
-            raise ValueError("ISMCTSBot.act: the action mask has no legal action")
+            raise ValueError(f"{type(self).__name__}.act: the action mask has no legal action")
         if legal.size == 1:
             return int(legal[0])
         source = self.game
         if source is None or source.terminal or source.view(seat) != view:
             source = self.search.from_view(view, rng)
-        state, cfg = self._playout_batch(source)
         R.seed_state(np.uint64(rng.integers(2**63)), self._rng_state)
+        return self._search(source, int(seat), legal, action_mask, rng)
+
+    @abc.abstractmethod
+    def _search(self, source: Any, seat: int, legal: np.ndarray, action_mask: np.ndarray,
+                rng: np.random.Generator) -> int:
+        """The move ``seat`` plays, searched from determinizations of ``source`` (the kernel's
+        generator already seeded from ``rng``)."""
+
+    def _playout_batch(self, game: Any, rows: int = 0) -> tuple[Any, Any]:
+        """The compiled batch the determinizations of ``game`` are written into (at least
+        ``ROWS`` and ``rows`` games with ``game``'s options), made again only when the options
+        change or more rows are needed."""
+        options = self.search.engine_options(game)
+        if (self._batch is None or self._batch[0] != options
+                or self._batch[1].terminal.shape[0] < rows):
+            cfg = self.state_module.config(options)
+            self._batch = (options, self.state_module.allocate(max(ROWS, rows), cfg), cfg)
+        return self._batch[1], self._batch[2]
+
+    def _depth(self) -> int:
+        return -1 if self.depth is None else self.depth
+
+
+class ISMCTSBot(SearchBot):
+    """SO-ISMCTS for one of the suite's games (see the module docstring)."""
+
+    kind_name = "ismcts"
+
+    def __init__(self, game: str, iterations: int = 100, time: float | None = None,
+                 c: float = 0.7, rollout: str = "random", depth: int | None | str = "default"):
+        if isinstance(iterations, bool) or not isinstance(iterations, int) or iterations < 1:
+            raise ValueError(f"ismcts option 'iterations' must be a positive integer, "
+                             f"got {iterations!r}")
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or c < 0:
+            raise ValueError(f"ismcts option 'c' must be a number >= 0, got {c!r}")
+        super().__init__(game, time, rollout, depth)
+        self.iterations, self.c = iterations, float(c)
+        self.last_iterations = 0
+        self._tree = T.new_tree(iterations + 1 if time is None else 1024)
+
+    def _search(self, source: Any, seat: int, legal: np.ndarray, action_mask: np.ndarray,
+                rng: np.random.Generator) -> int:
+        state, cfg = self._playout_batch(source)
         tree = self._tree
         T.reset_tree(tree)
-        depth = -1 if self.depth is None else self.depth
         start = time.perf_counter()
         done, rows = 0, min(ROWS, self.iterations)
         while True:
@@ -166,7 +205,7 @@ class ISMCTSBot:
             for i in range(rows):
                 self.state_module.write_game(state, i, source.resample(seat, rng))
             tree = self._tree = T.grow(tree, int(tree.size[0]) + rows)
-            T.search(state, cfg, rows, tree, self.c, self.kind, depth, self._rng_state,
+            T.search(state, cfg, rows, tree, self.c, self.kind, self._depth(), self._rng_state,
                      source.NUM_ACTIONS)
             done += rows
         self.last_iterations = done
@@ -175,40 +214,101 @@ class ISMCTSBot:
                    default=None)
         return int(legal[rng.integers(legal.size)]) if best is None else int(best)
 
-    def _playout_batch(self, game: Any) -> tuple[Any, Any]:
-        """The compiled batch the determinizations of ``game`` are written into (``ROWS``
-        games with ``game``'s options), made again only when the options change."""
-        options = self.search.engine_options(game)
-        if self._batch is None or self._batch[0] != options:
-            cfg = self.state_module.config(options)
-            self._batch = (options, self.state_module.allocate(ROWS, cfg), cfg)
-        return self._batch[1], self._batch[2]
+
+class FlatMonteCarloBot(SearchBot):
+    """Flat Monte Carlo (``agents.make("<game>/flatmc")``): no tree. Each round draws one
+    determinization of the seat's information set and plays every legal move in a copy of
+    it, then plays out with the rollout policy (``random`` by default); after ``playouts``
+    rounds (or ``time`` seconds) the move with the best mean rank reward is played, one drawn
+    from the ``rng`` among equal bests (where the game is decided every move scores alike, and
+    the first in action order would be a habit, not a choice). Every move of a round meets the
+    same hidden cards, so the comparison between moves is not drowned by the luck of the deal.
+
+    Why a second search: it is the classic yardstick for a trained agent (a few dozen playouts
+    of a redealt hidden hand for each legal move, a few milliseconds to tens of them a
+    decision), a search without a policy or a tree whose strength comes from its playouts
+    alone (``docs/search.md`` measures both rollouts). It reads only the view (or
+    ``bot.game``, as :class:`ISMCTSBot`).
+    ``last_playouts`` is the rounds of the last searched decision.
+    """
+
+    kind_name = "flatmc"
+
+    def __init__(self, game: str, playouts: int = 32, time: float | None = None,
+                 rollout: str = "random", depth: int | None | str = "default"):
+        if isinstance(playouts, bool) or not isinstance(playouts, int) or playouts < 1:
+            raise ValueError(f"flatmc option 'playouts' must be a positive integer, "
+                             f"got {playouts!r}")
+        super().__init__(game, time, rollout, depth)
+        self.playouts = playouts
+        self.last_playouts = 0
+
+    def _search(self, source: Any, seat: int, legal: np.ndarray, action_mask: np.ndarray,
+                rng: np.random.Generator) -> int:
+        moves = legal.size
+        per_call = max(1, ROWS // moves)  # rounds written per kernel call
+        state, cfg = self._playout_batch(source, per_call * moves)
+        first = np.tile(legal, per_call)
+        rewards = np.zeros(per_call * moves)
+        totals = np.zeros(moves)
+        start = time.perf_counter()
+        done = 0
+        while True:
+            if self.time is not None:
+                if done and time.perf_counter() - start >= self.time:
+                    break
+                rounds = per_call
+            else:
+                rounds = min(per_call, self.playouts - done)
+                if rounds <= 0:
+                    break
+            for r in range(rounds):
+                row = r * moves
+                self.state_module.write_game(state, row, source.resample(seat, rng))
+                for array in state:  # the round's copies, one per legal move
+                    array[row + 1:row + moves] = array[row]
+            T.playouts(state, cfg, rounds * moves, first, seat, self.kind, self._depth(),
+                       self._rng_state, source.NUM_ACTIONS, rewards)
+            totals += rewards[:rounds * moves].reshape(rounds, moves).sum(axis=0)
+            done += rounds
+        self.last_playouts = done
+        best = np.flatnonzero(totals == totals.max())
+        return int(legal[best[rng.integers(best.size)] if best.size > 1 else best[0]])
 
 
-def make(game: str, options: str = "") -> ISMCTSBot:
-    """Build from the part of a spec after ``<game>/ismcts:`` (``key=value`` pairs joined by
-    commas); ``ValueError`` names an unknown or malformed option."""
+#: The searches by the name in their spec (``<game>/<name>[:options]``), with their options.
+SEARCHES: dict[str, tuple[type[SearchBot], tuple[str, ...]]] = {
+    "ismcts": (ISMCTSBot, ("iterations", "time", "c", "rollout", "depth")),
+    "flatmc": (FlatMonteCarloBot, ("playouts", "time", "rollout", "depth")),
+}
+
+
+def make(game: str, options: str = "", search: str = "ismcts") -> SearchBot:
+    """Build ``search`` (a key of :data:`SEARCHES`) from the part of a spec after
+    ``<game>/<search>:`` (``key=value`` pairs joined by commas); ``ValueError`` names an
+    unknown or malformed option."""
+    cls, known = SEARCHES[search]
     kwargs: dict[str, Any] = {}
     for item in filter(None, options.split(",")):
         key, eq, value = item.partition("=")
         key = key.strip()
-        if key not in OPTIONS:
-            raise ValueError(f"ismcts: unknown option {key!r}; options: {list(OPTIONS)}")
+        if key not in known:
+            raise ValueError(f"{search}: unknown option {key!r}; options: {list(known)}")
         if not eq:
-            raise ValueError(f"ismcts option {key!r} needs a value ({key}=...)")
-        kwargs[key] = _parse(key, value.strip())
-    bot = ISMCTSBot(game, **kwargs)
+            raise ValueError(f"{search} option {key!r} needs a value ({key}=...)")
+        kwargs[key] = _parse(search, key, value.strip())
+    bot = cls(game, **kwargs)
     if options:
-        bot.name = f"{game}/ismcts:{options}"
+        bot.name = f"{game}/{search}:{options}"
     return bot
 
 
-def _parse(key: str, value: str) -> Any:
+def _parse(search: str, key: str, value: str) -> Any:
     try:
-        if key in ("iterations", "depth"):
+        if key in ("iterations", "playouts", "depth"):
             return None if key == "depth" and value == "none" else int(value)
         if key in ("time", "c"):
             return float(value)
     except ValueError:
-        raise ValueError(f"ismcts option {key!r}: cannot read {value!r}") from None
+        raise ValueError(f"{search} option {key!r}: cannot read {value!r}") from None
     return value

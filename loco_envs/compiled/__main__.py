@@ -5,9 +5,10 @@ numba compiles a function at its first call and keeps the machine code on disk
 the engines' sources pays the compile time. This runs each engine's kernels once (a vector env
 with every compiled bot, a step, its per-action features, two tournament games played whole)
 and prints the seconds each took: the compile time, or the time to load it from the cache;
-then one tiny ISMCTS search
-(``<game>/ismcts``, :mod:`loco_envs.compiled.ismcts`), whose kernel is compiled per game (its
-playouts run that game's engine and bots), and prints its seconds apart. ``make test`` runs it
+then one tiny decision of each search bot
+(``<game>/ismcts`` and ``<game>/flatmc``, :mod:`loco_envs.compiled.ismcts`), whose kernels are
+compiled per game (their playouts run that game's engine and bots), and prints their seconds
+apart. ``make test`` runs it
 before the test workers start, so that they (and ``benchmarks.check`` after them) load the
 engines and the search kernels instead of all compiling them at once.
 """
@@ -54,11 +55,17 @@ def warm(env_id: str) -> float:
 
 
 def warm_search(env_id: str) -> float:
-    """One two-iteration ISMCTS decision in ``env_id`` (its search kernel compiled or loaded);
-    the seconds it took."""
+    """One decision of each search bot in ``env_id``, ISMCTS at two iterations and flat Monte
+    Carlo at one round (their kernels compiled or loaded); the seconds it took."""
     start = time.perf_counter()
     game_name = env_id.removesuffix("_v0")
-    bot = agents.make(f"{game_name}/ismcts:iterations=2")
+    for spec in (f"{game_name}/ismcts:iterations=2", f"{game_name}/flatmc:playouts=1"):
+        _search_once(env_id, agents.make(spec))
+    return time.perf_counter() - start
+
+
+def _search_once(env_id: str, bot: agents.Bot) -> None:
+    """``bot`` decides once, at the first decision of a game with two legal actions or more."""
     env = loco_envs.make(env_id, wrapped=False)
     env.reset(seed=0)
     game, rng = env.game, np.random.default_rng(0)
@@ -66,7 +73,6 @@ def warm_search(env_id: str) -> float:
         game.apply(int(np.flatnonzero(game.legal_mask())[0]))
     seat = game.current_seat
     bot.act(game.view(seat), game.legal_mask(), rng)
-    return time.perf_counter() - start
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -79,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"no compiled engine for {unknown}; compiled: {list(ENGINES)}")
     for env_id in args.envs:
         engine = warm(env_id)
-        print(f"{env_id}: {engine:.1f} s, ISMCTS {warm_search(env_id):.1f} s", flush=True)
+        print(f"{env_id}: {engine:.1f} s, searches {warm_search(env_id):.1f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ stopped (``<game>.compiled.search.evaluate``, the twin of ``loco_envs.<game>.sea
 and the backup. A playout that took the Python engine 1 to 2 ms takes a few microseconds here,
 so an iteration costs about what its determinization costs.
 
+:func:`playouts` is the flat Monte-Carlo search's kernel (``<game>/flatmc``): no tree, each
+row plays a given first move and then plays out, scored as the search's playouts are.
+
 The tree (:class:`Tree`) is a set of arrays indexed by node, node 0 the root; a node's children
 form a linked list (``first``, ``sibling``), each child holding the action that leads to it and
 the seat that took it (its statistics are from that seat's point of view, so every seat plays
@@ -36,7 +39,7 @@ from numba.extending import overload
 from loco_envs.compiled import rng as R
 from loco_envs.compiled.kernels import bot_act, legal_mask, play
 
-__all__ = ["Tree", "evaluate", "grow", "new_tree", "reset_tree", "search"]
+__all__ = ["Tree", "evaluate", "grow", "new_tree", "playouts", "reset_tree", "search"]
 
 
 class Tree(NamedTuple):
@@ -120,6 +123,18 @@ def _add_child(tree, parent, action, seat):
 
 
 @njit(cache=True)
+def _play_out(s, cfg, i, kind, depth, rng_state, mask, rewards):
+    """Row ``i`` played on by the bot ``kind`` for at most ``depth`` decisions (-1: to the
+    end), then every seat's rank reward as it stands into ``rewards``."""
+    steps = 0
+    while not s.terminal[i] and (depth < 0 or steps < depth):
+        legal_mask(s, cfg, i, mask)
+        play(s, cfg, i, bot_act(s, cfg, kind, i, mask, rng_state))
+        steps += 1
+    evaluate(s, cfg, i, rewards)
+
+
+@njit(cache=True)
 def _iterate(s, cfg, i, tree, c, kind, depth, rng_state, mask, child_of, path, rewards):
     """One iteration on row ``i`` (already a determinization): select, expand, play out,
     evaluate, back up. ``mask``, ``child_of`` (all -1), ``path`` and ``rewards`` are scratch."""
@@ -168,12 +183,7 @@ def _iterate(s, cfg, i, tree, c, kind, depth, rng_state, mask, child_of, path, r
         node = chosen
         if untried > 0:
             break
-    steps = 0
-    while not s.terminal[i] and (depth < 0 or steps < depth):  # playout
-        legal_mask(s, cfg, i, mask)
-        play(s, cfg, i, bot_act(s, cfg, kind, i, mask, rng_state))
-        steps += 1
-    evaluate(s, cfg, i, rewards)
+    _play_out(s, cfg, i, kind, depth, rng_state, mask, rewards)
     tree.visits[0] += 1
     for j in range(length):  # backup, each node for the seat that moved into it
         node = path[j]
@@ -193,3 +203,16 @@ def search(s, cfg, rows, tree, c, kind, depth, rng_state, num_actions):
     rewards = np.zeros(cfg.num_players, np.float64)
     for i in range(rows):
         _iterate(s, cfg, i, tree, c, kind, depth, rng_state, mask, child_of, path, rewards)
+
+
+@njit(cache=True)
+def playouts(s, cfg, rows, first, seat, kind, depth, rng_state, num_actions, out):
+    """Flat Monte Carlo: row ``i`` of ``0..rows-1`` (a determinization) plays ``first[i]``,
+    then the bot ``kind`` plays on for at most ``depth`` decisions (-1: to the end);
+    ``out[i]`` is ``seat``'s rank reward where it stopped."""
+    mask = np.zeros(num_actions, np.int8)
+    rewards = np.zeros(cfg.num_players, np.float64)
+    for i in range(rows):
+        play(s, cfg, i, first[i])
+        _play_out(s, cfg, i, kind, depth, rng_state, mask, rewards)
+        out[i] = rewards[seat]

@@ -135,8 +135,15 @@ def test_ismcts_view_of_a_seat_out_of_range_is_a_value_error(env_id, n, with_gam
 
 
 @pytest.mark.parametrize("env_id", ["loco_v0", "mampfos_v0"])
-def test_warm_search_runs_one_search(env_id):
-    """``python -m loco_envs.compiled`` warms the ISMCTS kernel of each game with one search."""
-    from loco_envs.compiled.__main__ import warm_search
+def test_warm_search_runs_one_search_of_each_bot(env_id, monkeypatch):
+    """``python -m loco_envs.compiled`` warms each game's search kernels, ISMCTS's and flat
+    Monte Carlo's, with one searched decision of each bot."""
+    from loco_envs.compiled import __main__ as warming
 
-    assert warm_search(env_id) >= 0.0
+    made = []
+    real_make = warming.agents.make
+    monkeypatch.setattr(warming.agents, "make", lambda spec: made.append(real_make(spec))
+                        or made[-1])
+    assert warming.warm_search(env_id) >= 0.0
+    ismcts, flatmc = made
+    assert ismcts.last_iterations == 2 and flatmc.last_playouts == 1
