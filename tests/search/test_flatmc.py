@@ -1,4 +1,6 @@
-"""``agents.make("<game>/flatmc")``: the flat Monte-Carlo bot, and its compiled kernel."""
+"""``agents.make("<game>/flatmc")``: the flat Monte-Carlo bot's own tests (its compiled kernel,
+its budgets, its spec); what it shares with ISMCTS (legal, seeded, better than random, bad
+options) is tested with it in ``test_ismcts.py``."""
 
 from __future__ import annotations
 
@@ -11,30 +13,9 @@ import pytest
 import loco_envs
 from loco_envs import agents
 from loco_envs.agents.ismcts import FlatMonteCarloBot
-from loco_envs.benchmarks import tournament as T
 from loco_envs.compiled import ismcts as K
 from loco_envs.compiled import rng as R
 from tests.search.helpers import CASES, case_id, positions
-
-GAMES = [("loco_v0", 3), ("moco_v0", 2), ("momo_v0", 2), ("mampfos_v0", 3)]
-
-
-@pytest.mark.parametrize("env_id,n", GAMES)
-def test_flatmc_plays_legal_moves_from_the_view(env_id, n):
-    bot = agents.make(f"{env_id[:-3]}/flatmc:playouts=3")
-    rng = np.random.default_rng(0)
-    for game in positions(env_id, n, {}, 25):
-        seat = game.current_seat
-        mask = game.legal_mask()
-        assert mask[bot.act(game.view(seat), mask, rng)] == 1
-
-
-@pytest.mark.parametrize("env_id,n", GAMES)
-def test_flatmc_is_reproducible_under_a_seed(env_id, n):
-    spec = f"{env_id[:-3]}/flatmc:playouts=2,rollout=heuristic"
-    records = [T.play_game(env_id, [spec] + ["random"] * (n - 1), seed=3, max_decisions=150)
-               for _ in range(2)]
-    assert records[0] == records[1]
 
 
 @pytest.mark.parametrize("case", CASES[::3], ids=case_id)
@@ -67,13 +48,6 @@ def test_a_playout_of_depth_0_scores_the_move_alone(case):
             assert reward == pytest.approx(search.evaluate(after)[seat])
 
 
-def test_flatmc_beats_random_in_a_short_match():
-    spec = "moco/flatmc:playouts=8"
-    t = T.Tournament("moco_v0", 2, (spec, "random"), 6, 0)
-    records = [T.play_game(t.env_id, seats, seed, g) for g, seed, seats in T.schedule(t)]
-    assert sum(r["ranks"][r["seats"].index(spec)] == 0 for r in records) >= 5
-
-
 def test_flatmc_time_budget_and_the_rounds_it_played():
     env = loco_envs.make("momo_v0", wrapped=False, num_players=2)
     env.reset(seed=0)
@@ -83,17 +57,6 @@ def test_flatmc_time_budget_and_the_rounds_it_played():
         assert g.legal_mask()[bot.act(g.view(g.current_seat), g.legal_mask(),
                                       np.random.default_rng(0))]
     assert timed.last_playouts >= 1 and counted.last_playouts == 5
-
-
-@pytest.mark.parametrize("spec,word", [
-    ("moco/flatmc:playouts=0", "playouts"), ("moco/flatmc:playouts=x", "playouts"),
-    ("momo/flatmc:iterations=5", "iterations"), ("loco/flatmc:c=1", "'c'"),
-    ("mampfos/flatmc:rollout=greedy", "rollout"), ("moco/flatmc:time=-1", "time"),
-    ("loco/flatmc:depth=-2", "depth"), ("chess/flatmc", "chess"),
-])
-def test_flatmc_bad_options_are_value_errors_naming_them(spec, word):
-    with pytest.raises(ValueError, match=word):
-        agents.make(spec)
 
 
 def test_flatmc_spec_is_listed_and_named():

@@ -1,4 +1,5 @@
-"""``agents.make("<game>/ismcts")``: legal, reproducible, better than random, bad options."""
+"""``agents.make("<game>/ismcts")``, and what the flat Monte-Carlo bot shares with it: legal,
+reproducible, better than random, bad options and views refused by name."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from tests.search.helpers import CASES, case_id, positions
 GAMES = [("loco_v0", 3), ("moco_v0", 2), ("momo_v0", 2), ("mampfos_v0", 3)]
 
 
+@pytest.mark.parametrize("search", ["ismcts:iterations=8", "flatmc:playouts=3"])
 @pytest.mark.parametrize("env_id,n", GAMES)
-def test_ismcts_plays_legal_moves_from_the_view(env_id, n):
-    bot = agents.make(f"{env_id[:-3]}/ismcts:iterations=8")
+def test_search_plays_legal_moves_from_the_view(env_id, n, search):
+    bot = agents.make(f"{env_id[:-3]}/{search}")
     rng = np.random.default_rng(0)
     for game in positions(env_id, n, {}, 25):
         seat = game.current_seat
@@ -26,9 +28,10 @@ def test_ismcts_plays_legal_moves_from_the_view(env_id, n):
         assert mask[bot.act(game.view(seat), mask, rng)] == 1
 
 
+@pytest.mark.parametrize("search", ["ismcts:iterations=6", "flatmc:playouts=2,rollout=heuristic"])
 @pytest.mark.parametrize("env_id,n", GAMES)
-def test_ismcts_is_reproducible_under_a_seed(env_id, n):
-    spec = f"{env_id[:-3]}/ismcts:iterations=6"
+def test_search_is_reproducible_under_a_seed(env_id, n, search):
+    spec = f"{env_id[:-3]}/{search}"
     records = [T.play_game(env_id, [spec] + ["random"] * (n - 1), seed=3, max_decisions=150)
                for _ in range(2)]
     assert records[0] == records[1]
@@ -44,8 +47,8 @@ def test_ismcts_with_the_game_set_uses_its_knowledge():
                         np.random.default_rng(0))] == 1
 
 
-def test_ismcts_beats_random_in_a_short_match():
-    spec = "moco/ismcts:iterations=20"
+@pytest.mark.parametrize("spec", ["moco/ismcts:iterations=20", "moco/flatmc:playouts=8"])
+def test_search_beats_random_in_a_short_match(spec):
     t = T.Tournament("moco_v0", 2, (spec, "random"), 6, 0)
     records = [T.play_game(t.env_id, seats, seed, g) for g, seed, seats in T.schedule(t)]
     assert sum(r["ranks"][r["seats"].index(spec)] == 0 for r in records) >= 5
@@ -66,8 +69,12 @@ def test_ismcts_time_budget():
     ("loco/ismcts:iterations=x", "iterations"), ("moco/ismcts:rollout=greedy", "rollout"),
     ("momo/ismcts:c=-1", "'c'"), ("momo/ismcts:time=0", "time"),
     ("mampfos/ismcts:depth", "depth"), ("chess/ismcts", "chess"),
+    ("moco/flatmc:playouts=0", "playouts"), ("moco/flatmc:playouts=x", "playouts"),
+    ("momo/flatmc:iterations=5", "iterations"), ("loco/flatmc:c=1", "'c'"),
+    ("mampfos/flatmc:rollout=greedy", "rollout"), ("moco/flatmc:time=-1", "time"),
+    ("loco/flatmc:depth=-2", "depth"), ("chess/flatmc", "chess"),
 ])
-def test_ismcts_bad_options_are_value_errors_naming_them(spec, word):
+def test_search_bad_options_are_value_errors_naming_them(spec, word):
     with pytest.raises(ValueError, match=word):
         agents.make(spec)
 
@@ -117,15 +124,16 @@ def _decision(env_id: str, n: int):
     return game
 
 
+@pytest.mark.parametrize("search", ["ismcts:iterations=2", "flatmc:playouts=1"])
 @pytest.mark.parametrize("env_id,n", GAMES)
 @pytest.mark.parametrize("with_game", [False, True], ids=["from-view", "game-set"])
-def test_ismcts_view_of_a_seat_out_of_range_is_a_value_error(env_id, n, with_game):
+def test_search_view_of_a_seat_out_of_range_is_a_value_error(env_id, n, with_game, search):
     """A view whose seat is not one of the game's is refused, naming the seat, whether the bot
     rebuilds the game from the view or was handed the game."""
     import dataclasses
 
     game = _decision(env_id, n)
-    bot = agents.make(f"{env_id[:-3]}/ismcts:iterations=2")
+    bot = agents.make(f"{env_id[:-3]}/{search}")
     if with_game:
         bot.game = game
     for seat in (n, -1):
