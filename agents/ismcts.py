@@ -48,6 +48,9 @@ depth          game's      decisions of a playout before it is scored as it stan
                            (LOCO: 40, where random play may never end; the others: none)
 =============  ==========  ========================================================================
 
+``<game>/flatmc`` takes ``playouts`` (rounds per decision, default 32) instead of
+``iterations`` and has no ``c``; ``time``, ``rollout`` and ``depth`` mean the same.
+
 Reproducible: every draw comes from the ``rng`` handed to ``act``, so with an iteration budget a
 seeded game replays identically. A view whose seat is not one of its game's is a ``ValueError``
 naming the seat.
@@ -222,7 +225,11 @@ class FlatMonteCarloBot(SearchBot):
     rounds (or ``time`` seconds) the move with the best mean rank reward is played, one drawn
     from the ``rng`` among equal bests (where the game is decided every move scores alike, and
     the first in action order would be a habit, not a choice). Every move of a round meets the
-    same hidden cards, so the comparison between moves is not drowned by the luck of the deal.
+    same hidden cards and the same chance to come (the determinization's generator is copied
+    too), so the comparison between moves is not drowned by the luck of the deal. ``depth``
+    counts the playout's decisions after the searched move (the game's default: 40 in LOCO,
+    to the end in the others), and a playout is scored as ISMCTS scores it (the game's
+    ``search.evaluate``: rank rewards, and solo Loco Momo's scaled score).
 
     Why a second search: it is the classic yardstick for a trained agent (a few dozen playouts
     of a redealt hidden hand for each legal move, a few milliseconds to tens of them a
@@ -254,10 +261,12 @@ class FlatMonteCarloBot(SearchBot):
         start = time.perf_counter()
         done = 0
         while True:
-            if self.time is not None:
-                if done and time.perf_counter() - start >= self.time:
+            if self.time is not None:  # one round first, then as many as the time left takes
+                spent = time.perf_counter() - start
+                if done and spent >= self.time:
                     break
-                rounds = per_call
+                rounds = 1 if not done else int(min(per_call, max(
+                    1, (self.time - spent) * done / spent)))
             else:
                 rounds = min(per_call, self.playouts - done)
                 if rounds <= 0:
@@ -265,8 +274,8 @@ class FlatMonteCarloBot(SearchBot):
             for r in range(rounds):
                 row = r * moves
                 self.state_module.write_game(state, row, source.resample(seat, rng))
-                for array in state:  # the round's copies, one per legal move
-                    array[row + 1:row + moves] = array[row]
+                for array in state:  # the round's copies, one per legal move (every field's
+                    array[row + 1:row + moves] = array[row]  # first axis is the game row)
             T.playouts(state, cfg, rounds * moves, first, seat, self.kind, self._depth(),
                        self._rng_state, source.NUM_ACTIONS, rewards)
             totals += rewards[:rounds * moves].reshape(rounds, moves).sum(axis=0)

@@ -48,15 +48,61 @@ def test_a_playout_of_depth_0_scores_the_move_alone(case):
             assert reward == pytest.approx(search.evaluate(after)[seat])
 
 
-def test_flatmc_time_budget_and_the_rounds_it_played():
+def _recorded_searches(monkeypatch, bot, game):
+    """``bot`` decides at ``game``; every call of the playout kernel is recorded: the rows as
+    written (before the playouts move them on), the first moves and the rewards."""
+    calls = []
+    real = K.playouts
+
+    def recording(state, cfg, rows, first, seat, *rest):
+        written = [array[:rows].copy() for array in state]
+        real(state, cfg, rows, first, seat, *rest)
+        calls.append((written, first[:rows].copy(), rest[-1][:rows].copy(), seat))
+
+    monkeypatch.setattr(K, "playouts", recording)
+    mask = game.legal_mask()
+    move = bot.act(game.view(game.current_seat), mask, np.random.default_rng(3))
+    return move, calls
+
+
+@pytest.mark.parametrize("env_id,n", [("moco_v0", 2), ("loco_v0", 3)])
+def test_each_round_plays_every_legal_move_on_copies_of_one_determinization(
+        monkeypatch, env_id, n):
+    """What ``_search`` hands the kernel: per round, one determinization copied into a row per
+    legal move, the moves in order; and the move played is a best one by the summed rewards."""
+    env = loco_envs.make(env_id, wrapped=False, num_players=n)
+    env.reset(seed=1)
+    game = env.game
+    while game.legal_mask().sum() < 2:
+        game.apply(int(np.flatnonzero(game.legal_mask())[0]))
+    legal = np.flatnonzero(game.legal_mask())
+    bot = FlatMonteCarloBot(env_id[:-3], playouts=7, rollout="heuristic")
+    move, calls = _recorded_searches(monkeypatch, bot, game)
+    totals, rounds = np.zeros(legal.size), 0
+    for written, first, rewards, seat in calls:
+        assert seat == game.current_seat
+        per_call = first.size // legal.size
+        assert first.tolist() == np.tile(legal, per_call).tolist()
+        for array in written:
+            copies = array.reshape(per_call, legal.size, *array.shape[1:])
+            assert (copies == copies[:, :1]).all()
+        totals += rewards.reshape(per_call, legal.size).sum(axis=0)
+        rounds += per_call
+    assert rounds == bot.last_playouts == 7
+    assert totals[list(legal).index(move)] == totals.max()
+
+
+def test_flatmc_time_budget_starts_with_one_round(monkeypatch):
+    """With ``time`` the first kernel call plays one round (so a short budget is not overrun
+    by a whole batch), and the decision records the rounds it played."""
     env = loco_envs.make("momo_v0", wrapped=False, num_players=2)
     env.reset(seed=0)
-    g = env.game
-    timed, counted = agents.make("momo/flatmc:time=0.02"), agents.make("momo/flatmc:playouts=5")
-    for bot in (timed, counted):
-        assert g.legal_mask()[bot.act(g.view(g.current_seat), g.legal_mask(),
-                                      np.random.default_rng(0))]
-    assert timed.last_playouts >= 1 and counted.last_playouts == 5
+    game = env.game
+    moves = int(game.legal_mask().sum())
+    timed = agents.make("momo/flatmc:time=0.02")
+    move, calls = _recorded_searches(monkeypatch, timed, game)
+    assert game.legal_mask()[move] and calls[0][1].size == moves
+    assert timed.last_playouts == sum(call[1].size for call in calls) // moves
 
 
 def test_flatmc_spec_is_listed_and_named():
@@ -64,3 +110,5 @@ def test_flatmc_spec_is_listed_and_named():
         agents.available_specs())
     assert agents.make("moco/flatmc:playouts=4").name == "moco/flatmc:playouts=4"
     assert agents.make("moco/flatmc").name == "moco/flatmc"
+    with pytest.raises(ValueError, match="flatmc: unknown game 'chess'"):
+        FlatMonteCarloBot("chess")
