@@ -125,12 +125,14 @@ def available_specs() -> list[str]:
     return (["random"] + [spec for spec in HEURISTICS if _loadable(spec)]
             + [spec for spec, name in PRETRAINED.items()
                if (PRETRAINED_DIR / f"{name}.json").is_file()]
-            + [f"{game}/{search}" for search in ("ismcts", "flatmc") for game in ISMCTS_GAMES])
+            + [f"{game}/{search}" for search in SEARCHES for game in ISMCTS_GAMES])
 
 
 #: Games with the search bots, ``<game>/ismcts[:options]`` and ``<game>/flatmc[:options]``
 #: (:mod:`agents.ismcts`).
 ISMCTS_GAMES = ("loco", "moco", "momo", "mampfos")
+#: The search bots' names in a spec (``agents.ismcts.SEARCHES``, imported only when one is made).
+SEARCHES = ("ismcts", "flatmc")
 
 
 def _loadable(spec: str) -> bool:
@@ -153,7 +155,7 @@ def make(spec: str) -> Bot:
         return _make_pretrained(spec)
     game, _, search = spec.partition("/")
     kind, _, options = search.partition(":")
-    if game in ISMCTS_GAMES and kind in ("ismcts", "flatmc"):
+    if game in ISMCTS_GAMES and kind in SEARCHES:
         from loco_envs.agents.ismcts import make as make_search
 
         return make_search(game, options, kind)

@@ -170,6 +170,19 @@ class SearchBot(abc.ABC):
     def _depth(self) -> int:
         return -1 if self.depth is None else self.depth
 
+    def _next_batch(self, start: float, done: int, budget: int, most: int) -> int:
+        """How many iterations (or rounds) the next kernel call runs, at most ``most``; 0 when
+        the search is over: ``budget`` in all, or with ``time``, one first and then as many as
+        the time left should take by the pace so far."""
+        if self.time is None:
+            return max(0, min(most, budget - done))
+        spent = time.perf_counter() - start
+        if not done:
+            return 1
+        if spent >= self.time:
+            return 0
+        return int(min(most, max(1, (self.time - spent) * done / spent)))
+
 
 class ISMCTSBot(SearchBot):
     """SO-ISMCTS for one of the suite's games (see the module docstring)."""
@@ -193,18 +206,8 @@ class ISMCTSBot(SearchBot):
         state, cfg = self._playout_batch(source)
         tree = self._tree
         T.reset_tree(tree)
-        start = time.perf_counter()
-        done, rows = 0, min(ROWS, self.iterations)
-        while True:
-            if self.time is not None:  # as many rows as the time left should take
-                spent = time.perf_counter() - start
-                if done and spent >= self.time:
-                    break
-                rows = 1 if not done else int(min(ROWS, max(1, (self.time - spent) * done / spent)))
-            else:
-                rows = min(rows, self.iterations - done)
-                if rows <= 0:
-                    break
+        start, done = time.perf_counter(), 0
+        while rows := self._next_batch(start, done, self.iterations, ROWS):
             for i in range(rows):
                 self.state_module.write_game(state, i, source.resample(seat, rng))
             tree = self._tree = T.grow(tree, int(tree.size[0]) + rows)
@@ -250,6 +253,13 @@ class FlatMonteCarloBot(SearchBot):
         self.playouts = playouts
         self.last_playouts = 0
 
+    def write_round(self, state: Any, row: int, moves: int, game: Any) -> None:
+        """Rows ``row .. row + moves - 1`` of the compiled batch ``state`` become ``game``, one
+        copy per legal move (every field's first axis is the game row)."""
+        self.state_module.write_game(state, row, game)
+        for array in state:
+            array[row + 1:row + moves] = array[row]
+
     def _search(self, source: Any, seat: int, legal: np.ndarray, action_mask: np.ndarray,
                 rng: np.random.Generator) -> int:
         moves = legal.size
@@ -258,24 +268,10 @@ class FlatMonteCarloBot(SearchBot):
         first = np.tile(legal, per_call)
         rewards = np.zeros(per_call * moves)
         totals = np.zeros(moves)
-        start = time.perf_counter()
-        done = 0
-        while True:
-            if self.time is not None:  # one round first, then as many as the time left takes
-                spent = time.perf_counter() - start
-                if done and spent >= self.time:
-                    break
-                rounds = 1 if not done else int(min(per_call, max(
-                    1, (self.time - spent) * done / spent)))
-            else:
-                rounds = min(per_call, self.playouts - done)
-                if rounds <= 0:
-                    break
+        start, done = time.perf_counter(), 0
+        while rounds := self._next_batch(start, done, self.playouts, per_call):
             for r in range(rounds):
-                row = r * moves
-                self.state_module.write_game(state, row, source.resample(seat, rng))
-                for array in state:  # the round's copies, one per legal move (every field's
-                    array[row + 1:row + moves] = array[row]  # first axis is the game row)
+                self.write_round(state, r * moves, moves, source.resample(seat, rng))
             T.playouts(state, cfg, rounds * moves, first, seat, self.kind, self._depth(),
                        self._rng_state, source.NUM_ACTIONS, rewards)
             totals += rewards[:rounds * moves].reshape(rounds, moves).sum(axis=0)

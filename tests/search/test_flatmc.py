@@ -27,7 +27,6 @@ def test_a_playout_of_depth_0_scores_the_move_alone(case):
     env_id, n, opts = case
     game_name = env_id[:-3]
     search = importlib.import_module(f"loco_envs.{game_name}.search")
-    state_module = importlib.import_module(f"loco_envs.{game_name}.compiled.state")
     bot = FlatMonteCarloBot(game_name, playouts=1, depth=0)
     rng, rng_state = np.random.default_rng(2), np.zeros(R.STATE_WORDS, np.uint64)
     for game in positions(env_id, n, opts, 12, seed=4, max_steps=200):
@@ -36,9 +35,7 @@ def test_a_playout_of_depth_0_scores_the_move_alone(case):
         seat, legal = game.current_seat, np.flatnonzero(game.legal_mask())
         determinization = game.resample(seat, rng)
         state, cfg = bot._playout_batch(determinization, legal.size)
-        state_module.write_game(state, 0, determinization)
-        for array in state:
-            array[1:legal.size] = array[0]
+        bot.write_round(state, 0, legal.size, determinization)
         out = np.zeros(legal.size)
         K.playouts(state, cfg, legal.size, legal, seat, bot.kind, 0, rng_state,
                    game.NUM_ACTIONS, out)
