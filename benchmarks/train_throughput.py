@@ -10,7 +10,9 @@ the ratios within a repeat:
   logging, the first rollout included, in a fresh (spawned) process with each vector-env
   backend (``serial``: the games in the learner's process; ``shared_memory``: one slice per
   core) and, where the config has action features, each network: ``flat`` (hidden layers
-  over the observation and every action's features) and ``scorer`` (the action scorer of
+  over the observation and every action's features), its first layers ``folded`` (the
+  trainer's default, :mod:`loco_envs.policy.folding`: the same arithmetic over the input's
+  distinct columns) or with the ``full products``, and ``scorer`` (the action scorer of
   :mod:`train.networks` and the feature shortcut: the hidden layers over the observation
   alone, one small network shared by the actions; the config's ``action_scorer`` width, else
   :data:`SCORER_WIDTH`).
@@ -222,9 +224,10 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: i
 
 
 def _networks(config: str) -> dict[str, tuple[str, ...]]:
-    """The networks measured for ``config``: ``flat``, and ``scorer`` (with the feature
-    shortcut) where it has action features (its own ``action_scorer`` width, else
-    :data:`SCORER_WIDTH`)."""
+    """The networks measured for ``config``: ``flat``; where it has action features, the flat
+    network folded (the trainer's default) and with the full products (``fold_inputs:
+    false``), and ``scorer`` (with the feature shortcut; its own ``action_scorer`` width,
+    else :data:`SCORER_WIDTH`)."""
     from loco_envs.policy import transform_extra_size
     from loco_envs.train.ppo import parse_args
 
@@ -232,7 +235,9 @@ def _networks(config: str) -> dict[str, tuple[str, ...]]:
     if not transform_extra_size(args.obs_transform):
         return {"flat": ()}
     width = args.action_scorer or SCORER_WIDTH
-    return {"flat": ("--action-scorer", "0", "--feature-shortcut", "false"),
+    flat = ("--action-scorer", "0", "--feature-shortcut", "false")
+    return {"flat (folded)": (*flat, "--fold-inputs", "true"),
+            "flat (full products)": (*flat, "--fold-inputs", "false"),
             "scorer": ("--action-scorer", str(width), "--feature-shortcut", "true")}
 
 

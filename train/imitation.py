@@ -281,6 +281,7 @@ def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
     """Fit (or go on fitting) the actor and value networks on ``data``; return them and stats."""
     import torch
 
+    from loco_envs.train.networks import fold_first_layers
     from loco_envs.train.torch_policy import resolve_device
 
     torch.manual_seed(args.seed)
@@ -294,6 +295,8 @@ def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
                                       args.activation, extra if args.feature_shortcut else 0,
                                       args.action_scorer, extra)
     actor, value = actor.to(device), value.to(device)  # the export copies back to the CPU
+    if device.type == "cpu":  # the first layers over the input's distinct columns (exact)
+        fold_first_layers((actor.body, value[1]), args.obs_transform, obs.shape[1])
     legal = torch.from_numpy(np.unpackbits(data.masks, axis=1, count=num_actions).astype(bool))
     legal = legal.to(device)
     target = torch.from_numpy(data.actions).to(device)
@@ -309,9 +312,10 @@ def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
         total = correct = ce_sum = v_sum = 0.0
         for start in range(0, len(data), args.batch_size):
             idx = order[start:start + args.batch_size].to(device)
-            logits = actor(obs[idx]).masked_fill(~legal[idx], -1e9)
+            inputs = obs[idx]
+            logits = actor(inputs).masked_fill(~legal[idx], -1e9)
             ce = torch.nn.functional.cross_entropy(logits, target[idx])
-            v_loss = torch.mean((value(obs[idx]).squeeze(1) - returns[idx]) ** 2)
+            v_loss = torch.mean((value(inputs).squeeze(1) - returns[idx]) ** 2)
             loss = ce + args.value_coef * v_loss
             optim.zero_grad()
             loss.backward()

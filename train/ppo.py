@@ -101,6 +101,10 @@ class Args(SelfPlayArgs):
     features and the state; the hidden layers and the critic then read the observation alone
     (0: none; needs '+features'; with feature_shortcut, each action keeps its own weights over
     its features too; train/networks.py)"""
+    fold_inputs: bool = True
+    """compute the first layers over the input's distinct columns once (exact: the same
+    weights, values and gradients as the full products; loco_envs/policy/folding.py); false
+    computes the full products, for comparison"""
     learner_reward: str = "game"
     """what the learner is paid at a game's end: 'game' (the env's reward, env_options'
     'reward': rank by default) or 'first' (its share f of first place, as (n f - 1) / (n - 1):
@@ -463,7 +467,7 @@ def train(args: Args) -> TrainResult:
     from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule, set_random_seed
     from torch.utils.tensorboard import SummaryWriter
 
-    from loco_envs.train.networks import MaskedRolloutBuffer
+    from loco_envs.train.networks import MaskedRolloutBuffer, fold_first_layers
 
     resume_zip = latest_checkpoint(args.resume) if args.resume else None
     init_policy, warm_record = None, None  # the clone first: it sets its own torch threads
@@ -515,6 +519,13 @@ def train(args: Args) -> TrainResult:
                             policy_kwargs=policy_kwargs, **hyper)
         if init_policy is not None:
             warm_start(model, init_policy)
+    if args.fold_inputs and device == "cpu":  # a GPU has the multiply-adds to spare
+        extractor = model.policy.mlp_extractor
+        folded = fold_first_layers((extractor.policy_net, extractor.value_net),
+                                   args.obs_transform, model.policy.features_dim)
+        if folded:
+            print(f"first layers folded: {folded} of {model.policy.features_dim} input "
+                  f"columns", file=sys.stderr)
     model.set_logger(tensorboard_logger(writer))
     checkpointer = Checkpointer(args, run_dir, snapshots, warm_record)
     curve = Curve(args, run_dir)

@@ -8,7 +8,7 @@ and prints the seconds each took: the compile time, or the time to load it from 
 then one tiny decision of each search bot
 (``<game>/ismcts`` and ``<game>/flatmc``, :mod:`loco_envs.compiled.ismcts`), whose kernels are
 compiled per game (their playouts run that game's engine and bots), and prints their seconds
-apart. ``make test`` runs it
+apart; then the input folding's kernels (:mod:`loco_envs.policy.folding`). ``make test`` runs it
 before the test workers start, so that they (and ``benchmarks.check`` after them) load the
 engines and the search kernels instead of all compiling them at once.
 """
@@ -75,6 +75,20 @@ def _search_once(env_id: str, bot: agents.Bot) -> None:
     bot.act(game.view(seat), game.legal_mask(), rng)
 
 
+def warm_folding() -> float:
+    """The input folding's kernels (:mod:`loco_envs.policy.folding`: the trainer's folded first
+    layers) on a tiny input; the seconds it took."""
+    from loco_envs.policy.folding import find_folding
+
+    start = time.perf_counter()
+    inputs = np.repeat(np.eye(3, dtype=np.float32), 2, axis=1)  # columns in pairs
+    folding = find_folding([inputs])
+    folded, bias = folding.fold_weight(np.ones((2, 6), np.float32))
+    folding.spread_gradient(folded, bias)
+    folding.fold_rows(inputs)
+    return time.perf_counter() - start
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("envs", nargs="*", default=list(ENGINES),
@@ -86,6 +100,7 @@ def main(argv: list[str] | None = None) -> None:
     for env_id in args.envs:
         engine = warm(env_id)
         print(f"{env_id}: {engine:.1f} s, searches {warm_search(env_id):.1f} s", flush=True)
+    print(f"input folding: {warm_folding():.1f} s", flush=True)
 
 
 if __name__ == "__main__":

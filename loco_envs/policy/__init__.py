@@ -15,6 +15,8 @@ module                           its one job
                                  at a temperature (Gumbel-max), batched decisions
 :mod:`loco_envs.policy           ``obs_transform``: the network's input from an observation,
 .transforms`                     per-action features appended (:data:`ACTION_FEATURES`)
+:mod:`loco_envs.policy.folding`  which input columns repeat or stay fixed, found from random
+                                 play: the trainers' first layers multiply each once
 ===============================  ==============================================================
 """
 

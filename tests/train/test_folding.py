@@ -1,0 +1,223 @@
+"""Input folding (loco_envs/policy/folding.py, train/networks.py ``FoldedLinear``): the first
+layers computed over the input's distinct columns give the full layers' values and gradients
+for every input, and a run trained folded is the run trained with the full products."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from loco_envs.policy.folding import InputFolding, find_folding, folding_for, probe_inputs
+
+torch = pytest.importorskip("torch")
+
+LOCO = "log1p+loco_actions"
+LOCO_2P = 3174  # the observation (270) and 242 x 12 action features
+
+
+def _fresh_loco_inputs(rows: int = 512, seed: int = 99) -> np.ndarray:
+    """Inputs of LOCO games that the probes did not play (another seed)."""
+    return next(iter(probe_inputs("loco_v0", 2, LOCO, decisions=1, seed=seed)))[:rows]
+
+
+def _break(x: np.ndarray, folding: InputFolding) -> tuple[np.ndarray, list[int]]:
+    """A copy of ``x`` whose rows 1 and 4 break the folding (a fixed column changed, a copied
+    column no longer its original), and those rows."""
+    broken = x.copy()
+    broken[1, folding.fixed[3]] += 0.5
+    copies, originals = folding.copies
+    broken[4, copies[7]] = broken[4, originals[7]] + 0.25
+    return broken, [1, 4]
+
+
+def test_find_folding_groups_equal_columns_and_fixes_constant_ones():
+    rng = np.random.default_rng(0)
+    a, b = rng.random(50), rng.random(50)
+    x = np.stack([a, b, a, np.zeros(50), b, np.full(50, 0.5), a], axis=1).astype(np.float32)
+    folding = find_folding([x[:20], x[20:]])
+    assert folding.width == 7 and folding.keep.tolist() == [0, 1]
+    assert folding.fixed.tolist() == [3, 5] and folding.values.tolist() == [0.0, 0.5]
+    assert folding.source.tolist() == [0, 1, 0, 2, 1, 3, 0]
+    np.testing.assert_array_equal(folding.expand(x[:, folding.keep]), x)
+
+
+def test_a_later_batch_splits_columns_an_earlier_one_had_equal():
+    x = np.ones((4, 3), np.float32)
+    y = x.copy()
+    y[2, 1] = 7.0
+    folding = find_folding([x, y])
+    assert folding.keep.tolist() == [1] and folding.fixed.tolist() == [0, 2]
+    with pytest.raises(ValueError, match="widths 3 and 2"):
+        find_folding([x, x[:, :2]])
+    with pytest.raises(ValueError, match="at least one batch"):
+        find_folding([])
+
+
+def test_locos_folding_reads_a_fifth_of_the_columns():
+    folding = folding_for(LOCO, LOCO_2P)
+    assert folding.width == LOCO_2P and folding.folded_width < LOCO_2P // 4
+    assert folding_for(LOCO, LOCO_2P) is folding  # probed once a process
+    assert folding_for("log1p", 270) is None  # no action features: nothing to fold
+    with pytest.raises(ValueError, match="input width 3000"):
+        folding_for(LOCO, 3000)
+
+
+def test_the_folded_product_is_the_full_product_for_every_row():
+    folding = folding_for(LOCO, LOCO_2P)
+    x, off = _break(_fresh_loco_inputs(), folding)
+    _, found = folding.fold_rows(x)
+    assert set(off) <= set(found.tolist())
+    rng = np.random.default_rng(1)
+    weight = rng.standard_normal((64, LOCO_2P)).astype(np.float32)
+    bias = rng.standard_normal(64).astype(np.float32)
+    np.testing.assert_allclose(folding.linear(x, weight, bias), x @ weight.T + bias,
+                               rtol=1e-4, atol=1e-3)
+
+
+def test_spreading_a_gradient_is_the_adjoint_of_folding_a_weight():
+    """<fold(W), G> = <W, spread(G)> for every W and G: the backward pass is fold's own."""
+    folding = folding_for(LOCO, LOCO_2P)
+    rng = np.random.default_rng(2)
+    weight = rng.standard_normal((8, LOCO_2P)).astype(np.float32)
+    grad_folded = rng.standard_normal((8, folding.folded_width)).astype(np.float32)
+    grad_bias = rng.standard_normal(8).astype(np.float32)
+    folded, bias = folding.fold_weight(weight)
+    spread = folding.spread_gradient(grad_folded, grad_bias)
+    left = float((folded * grad_folded).sum() + (bias * grad_bias).sum())
+    assert left == pytest.approx(float((weight * spread).sum()), rel=1e-4)
+
+
+def _networks(folding: InputFolding | None) -> tuple[torch.nn.Module, torch.nn.Module]:
+    from loco_envs.train.networks import FoldedLinear, RowFolder, Tanh
+
+    torch.manual_seed(0)
+    actor = torch.nn.Sequential(torch.nn.Linear(LOCO_2P, 32), Tanh(), torch.nn.Linear(32, 242))
+    critic = torch.nn.Sequential(torch.nn.Linear(LOCO_2P, 32), Tanh(), torch.nn.Linear(32, 1))
+    if folding is not None:
+        rows = RowFolder(folding)
+        actor[0] = FoldedLinear.adopting(actor[0], rows)
+        critic[0] = FoldedLinear.adopting(critic[0], rows)
+    return actor, critic
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_folded_layers_give_the_full_layers_values_and_gradients(dtype):
+    """float32 takes the compiled passes, float64 torch's own (the path of a GPU)."""
+    folding = folding_for(LOCO, LOCO_2P)
+    x, _ = _break(_fresh_loco_inputs(256), folding)
+    results = []
+    for fold in (None, folding):
+        actor, critic = _networks(fold)
+        actor, critic = actor.to(dtype), critic.to(dtype)
+        inputs = torch.from_numpy(x).to(dtype)
+        loss = actor(inputs).logsumexp(dim=1).mean() + critic(inputs).square().mean()
+        loss.backward()
+        results.append([loss.detach()] + [p.grad for p in (*actor.parameters(),
+                                                            *critic.parameters())])
+    for full, folded in zip(*results, strict=True):
+        torch.testing.assert_close(folded, full, rtol=1e-4, atol=1e-5)
+
+
+def test_the_actor_and_critic_fold_one_input_once(monkeypatch):
+    folding = folding_for(LOCO, LOCO_2P)
+    calls = []
+    original = InputFolding.fold_rows
+    monkeypatch.setattr(InputFolding, "fold_rows",
+                        lambda self, x: calls.append(len(x)) or original(self, x))
+    actor, critic = _networks(folding)
+    inputs = torch.from_numpy(_fresh_loco_inputs(64))
+    with torch.no_grad():
+        actor(inputs), critic(inputs)
+        assert calls == [64]
+        inputs.mul_(1.0)  # written in place: a new version, folded again
+        actor(inputs)
+        actor(inputs.clone())
+    assert calls == [64, 64, 64]
+
+
+def test_a_ppo_policys_first_layers_fold_without_changing_it():
+    """The actor's and critic's first layers become folded, share the parameters the optimiser
+    holds, and the policy's distribution and values stay the same."""
+    import gymnasium as gym
+
+    from loco_envs.train.networks import FoldedLinear, MaskedMlpPolicy, fold_first_layers
+
+    space = gym.spaces.Box(-10, 10, (LOCO_2P,))
+    policy = MaskedMlpPolicy(space, gym.spaces.Discrete(242), lambda _: 3e-4, net_arch=[16])
+    first = policy.mlp_extractor.policy_net[0]
+    inputs = torch.from_numpy(_fresh_loco_inputs(32))
+    with torch.no_grad():
+        before = policy.get_distribution(inputs).distribution.probs, policy.predict_values(inputs)
+    nets = (policy.mlp_extractor.policy_net, policy.mlp_extractor.value_net)
+    assert fold_first_layers(nets, LOCO, LOCO_2P) == folding_for(LOCO, LOCO_2P).folded_width
+    folded = policy.mlp_extractor.policy_net[0]
+    assert isinstance(folded, FoldedLinear) and folded.weight is first.weight
+    assert isinstance(policy.mlp_extractor.value_net[0], FoldedLinear)
+    assert any(first.weight is p for group in policy.optimizer.param_groups
+               for p in group["params"])
+    with torch.no_grad():
+        after = policy.get_distribution(inputs).distribution.probs, policy.predict_values(inputs)
+    for old, new in zip(before, after, strict=True):
+        torch.testing.assert_close(new, old, rtol=1e-5, atol=1e-6)
+    assert fold_first_layers(nets, LOCO, LOCO_2P) == 0  # folded already
+    assert fold_first_layers(nets, "log1p", 270) == 0
+
+
+@pytest.mark.parametrize("env_id", ["loco_v0", "moco_v0"])
+def test_a_run_trained_folded_is_the_run_trained_with_full_products(tmp_path: Path, env_id):
+    """The same seed, with and without folding: the same games, and weights equal to float32
+    rounding after two updates."""
+    from loco_envs.policy import load_policy
+    from loco_envs.train.ppo import train
+    from tests.train.test_train import tiny_args
+
+    transform = {"loco_v0": LOCO, "moco_v0": "log1p+moco_actions"}[env_id]
+    policies = []
+    for fold in (False, True):
+        args = tiny_args(tmp_path / str(fold), env_id, obs_transform=transform, fold_inputs=fold,
+                         total_timesteps=128, num_envs=8, num_steps=8, update_epochs=2,
+                         final_eval_games=0, eval_every=0, checkpoint_every=0)
+        result = train(args)
+        policies.append(load_policy(result.checkpoint.with_suffix(".npz"))[0])
+    full, folded = policies
+    for (w_full, b_full), (w_folded, b_folded) in zip(full.hidden, folded.hidden, strict=True):
+        np.testing.assert_allclose(w_folded, w_full, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(b_folded, b_full, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(folded.action[0], full.action[0], rtol=1e-4, atol=1e-5)
+
+
+def test_a_clone_fitted_folded_is_the_clone_fitted_with_full_products(tmp_path: Path,
+                                                                        monkeypatch):
+    from loco_envs.policy import load_policy
+    from loco_envs.train import networks
+    from loco_envs.train.imitation import BCArgs, run
+
+    def clone(name: str) -> Any:
+        args = BCArgs(env_id="loco_v0", num_players=2, teacher="loco/heuristic",
+                      opponent_mix={"teacher": 1.0}, games=4, dagger_rounds=0, epochs=2,
+                      batch_size=64, net_arch=[16], workers=1, eval_games=0,
+                      obs_transform=LOCO, out=str(tmp_path / name))
+        return load_policy(run(args, log=lambda *_: None))[0]
+
+    folded = clone("folded")
+    monkeypatch.setattr(networks, "fold_first_layers", lambda *_: 0)
+    full = clone("full")
+    np.testing.assert_allclose(folded.hidden[0][0], full.hidden[0][0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(folded.action[0], full.action[0], rtol=1e-4, atol=1e-5)
+
+
+def test_the_warm_up_runs_each_folding_kernel(monkeypatch):
+    """``python -m loco_envs.compiled`` compiles the folding's three kernels (make test runs it
+    before the test workers start)."""
+    from loco_envs.compiled import __main__ as warming
+    from loco_envs.policy import folding as F
+
+    ran = []
+    for name in ("_fold_rows", "_fold_weight", "_spread_gradient"):
+        kernel = getattr(F, name)
+        monkeypatch.setattr(F, name, lambda *a, _k=kernel, _n=name: ran.append(_n) or _k(*a))
+    assert warming.warm_folding() >= 0.0
+    assert sorted(ran) == ["_fold_rows", "_fold_weight", "_spread_gradient"]
