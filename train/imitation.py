@@ -312,10 +312,9 @@ def fit(args: BCArgs, data: Dataset, actor: Any = None, value: Any = None,
         total = correct = ce_sum = v_sum = 0.0
         for start in range(0, len(data), args.batch_size):
             idx = order[start:start + args.batch_size].to(device)
-            inputs = obs[idx]
-            logits = actor(inputs).masked_fill(~legal[idx], -1e9)
+            logits = actor(obs[idx]).masked_fill(~legal[idx], -1e9)
             ce = torch.nn.functional.cross_entropy(logits, target[idx])
-            v_loss = torch.mean((value(inputs).squeeze(1) - returns[idx]) ** 2)
+            v_loss = torch.mean((value(obs[idx]).squeeze(1) - returns[idx]) ** 2)
             loss = ce + args.value_coef * v_loss
             optim.zero_grad()
             loss.backward()

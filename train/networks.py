@@ -44,10 +44,9 @@ logits only, the update of ``loco_quick`` takes 0.38 s a rollout instead of 0.51
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -64,7 +63,7 @@ from loco_envs.policy.folding import InputFolding, folding_for
 from loco_envs.train.torch_policy import mlp
 
 __all__ = ["ActionFeatureLayout", "ActionScorer", "ActionScoresExtractor", "FeatureScores",
-           "FoldedLinear", "RowFolder", "fold_first_layers",
+           "FoldedExtractor", "FoldedLinear", "FoldedRows", "fold_first_layers", "fold_policy",
            "MaskedCategorical", "MaskedCategoricalDistribution", "MaskedMlpPolicy",
            "MaskedRolloutBuffer", "ObservationOnly", "ScoredActionLayer", "ShortcutActor",
            "ShortcutPolicy", "Tanh", "actor_of", "build_actor", "copy_linears", "load_actor"]
@@ -329,48 +328,71 @@ class FoldedLinear(nn.Linear):
     """``nn.Linear`` over an input with repeated and fixed columns, computed folded
     (:mod:`loco_envs.policy.folding`): the product reads each group of equal columns once and
     the fixed columns enter as a bias. The parameters are the full layer's, and so are the
-    values (float32 rounding aside) and every gradient: a group's columns each get the group's
-    gradient, as in the full product. A row that breaks the folding adds its difference times
-    the full weight, so any input gives the full layer's result.
+    values (float32 rounding aside) and the gradients of the weight and bias: a group's
+    columns each get the group's gradient, as in the full product. Each row is checked, and a
+    row that breaks the folding adds its difference times the full weight, so any input gives
+    the full layer's result. An input that needs a gradient of its own (an input no trainer
+    here gives) takes the full product.
 
     Why. LOCO's 3,174-wide input at 2 players has 602 distinct varying columns; the first
     layers of the actor and critic made most of a PPO update's multiply-adds.
     """
 
     @classmethod
-    def adopting(cls, layer: nn.Linear, rows: RowFolder) -> FoldedLinear:
+    def adopting(cls, layer: nn.Linear, folding: InputFolding) -> FoldedLinear:
         """The folded layer with ``layer``'s own weight and bias (the same parameters: what
-        the optimiser holds), made without drawing from torch's generator; ``rows`` folds its
-        input (one for the layers that read the same input)."""
-        folding = rows.folding
+        the optimiser holds), made without drawing from torch's generator."""
         if folding.width != layer.in_features:
             raise ValueError(f"a folding of {folding.width}-wide inputs for a layer reading "
                              f"{layer.in_features}")
+        weight = layer.weight
         folded = nn.utils.skip_init(cls, layer.in_features, layer.out_features,
-                                    bias=layer.bias is not None, device=layer.weight.device)
-        folded.weight, folded.bias = layer.weight, layer.bias
-        folded.folding, folded.rows = folding, rows
+                                    bias=layer.bias is not None, device=weight.device)
+        folded.weight, folded.bias, folded.folding = weight, layer.bias, folding
         varying = np.flatnonzero(folding.source < folding.folded_width)
         for name, array in (("keep", folding.keep), ("varying", varying),
                             ("group", folding.source[varying]), ("source", folding.source),
-                            ("fixed", folding.fixed), ("values", folding.values)):
-            folded.register_buffer(name, torch.as_tensor(array, device=layer.weight.device),
+                            ("fixed", folding.fixed)):
+            folded.register_buffer(name, torch.as_tensor(array, device=weight.device),
                                    persistent=False)
+        folded.register_buffer("values", torch.as_tensor(folding.values, dtype=weight.dtype,
+                                                         device=weight.device),
+                               persistent=False)
         return folded
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.apply_folded(x, self.fold(x))
+
+    def fold(self, x: torch.Tensor) -> FoldedRows | None:
+        """The folded rows of ``x`` (``None`` for an input that needs a gradient of its own,
+        an input no trainer here gives: the full product then gives it one); one call serves
+        every folded layer of the same folding that reads ``x`` (:class:`FoldedExtractor`)."""
+        if x.requires_grad:
+            return None
         rows = x.reshape(-1, x.shape[-1])
-        part, off = self.rows(x)
+        if rows.device.type == "cpu" and rows.dtype == torch.float32:
+            part, off = self.folding.fold_rows(rows.numpy(), torch.get_num_threads())
+            return FoldedRows(rows, torch.from_numpy(part), torch.from_numpy(off))
+        part = rows.index_select(1, self.keep)
+        fixed = self.values.expand(part.shape[0], self.values.numel())
+        expanded = torch.cat([part, fixed], dim=-1).index_select(1, self.source)
+        return FoldedRows(rows, part, (rows != expanded).any(dim=-1).nonzero().squeeze(-1))
+
+    def apply_folded(self, x: torch.Tensor, folded: FoldedRows | None) -> torch.Tensor:
+        """The layer's output for ``x`` from :meth:`fold`'s result for it."""
+        if folded is None:
+            return super().forward(x)
+        rows, part, off = folded
         weight = self.weight
         if weight.device.type == "cpu" and weight.dtype == torch.float32:
-            folded, bias = _FoldWeight.apply(weight, self.folding)
+            folded_weight, bias = _FoldWeight.apply(weight, self.folding)
         else:
-            folded = weight.new_zeros(weight.shape[0], self.keep.numel()).index_add(
+            folded_weight = weight.new_zeros(weight.shape[0], self.keep.numel()).index_add(
                 1, self.group, weight.index_select(1, self.varying))
             bias = weight.index_select(1, self.fixed) @ self.values
         if self.bias is not None:
             bias = bias + self.bias
-        out = nn.functional.linear(part, folded, bias)
+        out = nn.functional.linear(part, folded_weight, bias)
         if off.numel():  # rows no probe foresaw: add what the folding left out
             fixed = self.values.expand(off.numel(), self.values.numel())
             rest = rows[off] - torch.cat([part[off], fixed], dim=-1)[:, self.source]
@@ -378,57 +400,67 @@ class FoldedLinear(nn.Linear):
         return out.reshape(*x.shape[:-1], out.shape[-1])
 
 
-class RowFolder:
-    """The folded rows of an input (``(x[:, keep], the rows that break the folding)``), kept
-    for the last input seen: the actor's and the critic's first layers read the same input, so
-    the pass over it (a read of the whole input: about 0.6 ms for 512 LOCO rows here) is made
-    once a forward pass. The input is recognised by identity and version (a weak reference:
-    a new tensor at a freed one's address is not taken for it)."""
+class FoldedRows(NamedTuple):
+    """An input's rows (``[N, width]``), their folded columns and the rows that break the
+    folding: what :meth:`FoldedLinear.fold` passes to :meth:`FoldedLinear.apply_folded`."""
 
-    def __init__(self, folding: InputFolding):
-        self.folding = folding
-        self._last: tuple[Any, int, torch.Tensor, torch.Tensor] | None = None
+    rows: torch.Tensor
+    part: torch.Tensor
+    off: torch.Tensor
 
-    def __call__(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        last = self._last
-        if last is not None and last[0]() is x and last[1] == x._version:
-            return last[2], last[3]
-        part, off = self._fold(x.detach().reshape(-1, x.shape[-1]))
-        self._last = (weakref.ref(x), x._version, part, off)
-        return part, off
 
-    def _fold(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """On the CPU the compiled pass (:meth:`InputFolding.fold_rows`), elsewhere torch's
-        column gathers and comparisons."""
-        if rows.device.type == "cpu" and rows.dtype == torch.float32:
-            part, off = self.folding.fold_rows(rows.numpy())
-            return torch.from_numpy(part), torch.from_numpy(off)
-        folding = self.folding
-        keep = torch.as_tensor(folding.keep, device=rows.device)
-        part = rows.index_select(1, keep)
-        fixed = torch.as_tensor(folding.values, device=rows.device).expand(
-            part.shape[0], folding.values.size)
-        expanded = torch.cat([part, fixed], dim=-1).index_select(
-            1, torch.as_tensor(folding.source, device=rows.device))
-        return part, (rows != expanded).any(dim=-1).nonzero().squeeze(-1)
+class FoldedExtractor(nn.Module):
+    """SB3's ``MlpExtractor`` (the same ``policy_net`` and ``value_net``, the same parameter
+    names) whose actor and critic start with folded layers of one folding: a forward pass of
+    both folds their input once, where each layer alone would read it once more (a pass over
+    the whole input: about 1 ms for 512 LOCO rows on one thread here)."""
+
+    def __init__(self, extractor: MlpExtractor):
+        super().__init__()
+        self.policy_net, self.value_net = extractor.policy_net, extractor.value_net
+        self.latent_dim_pi, self.latent_dim_vf = extractor.latent_dim_pi, extractor.latent_dim_vf
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        folded = self.policy_net[0].fold(features)
+        return (self.policy_net[1:](self.policy_net[0].apply_folded(features, folded)),
+                self.value_net[1:](self.value_net[0].apply_folded(features, folded)))
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        return self.policy_net(features)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value_net(features)
 
 
 def fold_first_layers(nets: Sequence[nn.Sequential], obs_transform: str, width: int) -> int:
     """Make the first layer of each of ``nets`` that reads the whole ``width``-wide input of
-    ``obs_transform`` a :class:`FoldedLinear`, one :class:`RowFolder` for them all (the
-    trainer's actor and critic: ``policy.mlp_extractor.policy_net`` and ``value_net``; the
-    cloner's). Returns the folded width (0: nothing folded: the transform has no action
-    features, or no layer reads the whole input)."""
-    folding = folding_for(obs_transform, width)
+    ``obs_transform`` a :class:`FoldedLinear` (the trainer's actor and critic:
+    ``policy.mlp_extractor.policy_net`` and ``value_net``; the cloner's). Returns the folded
+    width, or 0 where nothing was folded: no layer reads the whole input (an action scorer's
+    read the observation alone), or the transform has no folding that pays
+    (:func:`~loco_envs.policy.folding.folding_for`)."""
+    firsts = [i for i, net in enumerate(nets) if len(net) and type(net[0]) is nn.Linear
+              and net[0].in_features == width]
+    folding = folding_for(obs_transform, width) if firsts else None
     if folding is None:
         return 0
-    done, rows = 0, RowFolder(folding)
-    for net in nets:
-        first = net[0] if len(net) else None
-        if type(first) is nn.Linear and first.in_features == width:
-            net[0] = FoldedLinear.adopting(first, rows)
-            done += 1
-    return folding.folded_width if done else 0
+    for i in firsts:
+        nets[i][0] = FoldedLinear.adopting(nets[i][0], folding)
+    return folding.folded_width
+
+
+def fold_policy(policy: Any, obs_transform: str) -> int:
+    """:func:`fold_first_layers` on an SB3 policy's actor and critic; where both read the
+    whole input through SB3's own ``MlpExtractor``, it becomes a :class:`FoldedExtractor`,
+    which folds an input once for both. Returns the folded width (0: nothing folded)."""
+    extractor = policy.mlp_extractor
+    width = fold_first_layers((extractor.policy_net, extractor.value_net), obs_transform,
+                              int(policy.features_dim))
+    if width and type(extractor) is MlpExtractor and all(
+            isinstance(net[0], FoldedLinear) for net in (extractor.policy_net,
+                                                        extractor.value_net)):
+        policy.mlp_extractor = FoldedExtractor(extractor)
+    return width
 
 
 class FeatureScores(nn.Module):
@@ -538,8 +570,6 @@ class ObservationOnly(nn.Module):
         self.width = width
 
     def forward(self, inputs: torch.Tensor) -> torch.Tensor:
-        if not self.width:  # the input itself: a folded first layer knows it (RowFolder)
-            return inputs
         return inputs[:, :inputs.shape[1] - self.width]
 
 

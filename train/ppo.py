@@ -467,7 +467,7 @@ def train(args: Args) -> TrainResult:
     from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule, set_random_seed
     from torch.utils.tensorboard import SummaryWriter
 
-    from loco_envs.train.networks import MaskedRolloutBuffer, fold_first_layers
+    from loco_envs.train.networks import MaskedRolloutBuffer, fold_policy
 
     resume_zip = latest_checkpoint(args.resume) if args.resume else None
     init_policy, warm_record = None, None  # the clone first: it sets its own torch threads
@@ -520,9 +520,7 @@ def train(args: Args) -> TrainResult:
         if init_policy is not None:
             warm_start(model, init_policy)
     if args.fold_inputs and device == "cpu":  # a GPU has the multiply-adds to spare
-        extractor = model.policy.mlp_extractor
-        folded = fold_first_layers((extractor.policy_net, extractor.value_net),
-                                   args.obs_transform, model.policy.features_dim)
+        folded = fold_policy(model.policy, args.obs_transform)
         if folded:
             print(f"first layers folded: {folded} of {model.policy.features_dim} input "
                   f"columns", file=sys.stderr)

@@ -54,6 +54,8 @@ def test_a_later_batch_splits_columns_an_earlier_one_had_equal():
         find_folding([x, x[:, :2]])
     with pytest.raises(ValueError, match="at least one batch"):
         find_folding([])
+    with pytest.raises(ValueError, match="without rows"):
+        find_folding([x[:0]])
 
 
 def test_locos_folding_reads_a_fifth_of_the_columns():
@@ -61,6 +63,7 @@ def test_locos_folding_reads_a_fifth_of_the_columns():
     assert folding.width == LOCO_2P and folding.folded_width < LOCO_2P // 4
     assert folding_for(LOCO, LOCO_2P) is folding  # probed once a process
     assert folding_for("log1p", 270) is None  # no action features: nothing to fold
+    assert folding_for("log1p+momo_actions", 1210) is None  # repeats too little to pay
     with pytest.raises(ValueError, match="input width 3000"):
         folding_for(LOCO, 3000)
 
@@ -90,16 +93,17 @@ def test_spreading_a_gradient_is_the_adjoint_of_folding_a_weight():
     assert left == pytest.approx(float((weight * spread).sum()), rel=1e-4)
 
 
-def _networks(folding: InputFolding | None) -> tuple[torch.nn.Module, torch.nn.Module]:
-    from loco_envs.train.networks import FoldedLinear, RowFolder, Tanh
+def _networks(folding: InputFolding | None,
+              dtype: torch.dtype = torch.float32) -> tuple[torch.nn.Module, torch.nn.Module]:
+    from loco_envs.train.networks import FoldedLinear, Tanh
 
     torch.manual_seed(0)
     actor = torch.nn.Sequential(torch.nn.Linear(LOCO_2P, 32), Tanh(), torch.nn.Linear(32, 242))
     critic = torch.nn.Sequential(torch.nn.Linear(LOCO_2P, 32), Tanh(), torch.nn.Linear(32, 1))
+    actor, critic = actor.to(dtype), critic.to(dtype)
     if folding is not None:
-        rows = RowFolder(folding)
-        actor[0] = FoldedLinear.adopting(actor[0], rows)
-        critic[0] = FoldedLinear.adopting(critic[0], rows)
+        actor[0] = FoldedLinear.adopting(actor[0], folding)
+        critic[0] = FoldedLinear.adopting(critic[0], folding)
     return actor, critic
 
 
@@ -110,8 +114,7 @@ def test_folded_layers_give_the_full_layers_values_and_gradients(dtype):
     x, _ = _break(_fresh_loco_inputs(256), folding)
     results = []
     for fold in (None, folding):
-        actor, critic = _networks(fold)
-        actor, critic = actor.to(dtype), critic.to(dtype)
+        actor, critic = _networks(fold, dtype)
         inputs = torch.from_numpy(x).to(dtype)
         loss = actor(inputs).logsumexp(dim=1).mean() + critic(inputs).square().mean()
         loss.backward()
@@ -121,47 +124,72 @@ def test_folded_layers_give_the_full_layers_values_and_gradients(dtype):
         torch.testing.assert_close(folded, full, rtol=1e-4, atol=1e-5)
 
 
-def test_the_actor_and_critic_fold_one_input_once(monkeypatch):
+def test_an_input_that_needs_a_gradient_gets_the_full_layers():
     folding = folding_for(LOCO, LOCO_2P)
-    calls = []
-    original = InputFolding.fold_rows
-    monkeypatch.setattr(InputFolding, "fold_rows",
-                        lambda self, x: calls.append(len(x)) or original(self, x))
-    actor, critic = _networks(folding)
-    inputs = torch.from_numpy(_fresh_loco_inputs(64))
-    with torch.no_grad():
-        actor(inputs), critic(inputs)
-        assert calls == [64]
-        inputs.mul_(1.0)  # written in place: a new version, folded again
-        actor(inputs)
-        actor(inputs.clone())
-    assert calls == [64, 64, 64]
+    grads = []
+    for fold in (None, folding):
+        actor, _ = _networks(fold)
+        inputs = torch.from_numpy(_fresh_loco_inputs(16)).requires_grad_()
+        actor(inputs).sum().backward()
+        grads.append(inputs.grad)
+    torch.testing.assert_close(grads[1], grads[0])
 
 
-def test_a_ppo_policys_first_layers_fold_without_changing_it():
-    """The actor's and critic's first layers become folded, share the parameters the optimiser
-    holds, and the policy's distribution and values stay the same."""
+def test_a_folded_layer_works_in_inference_mode_on_every_call():
+    """Nothing is cached between calls: an input written in place (as a vector env writes its
+    observations) is folded again."""
+    folding = folding_for(LOCO, LOCO_2P)
+    full, _ = _networks(None)
+    folded, _ = _networks(folding)
+    x = _fresh_loco_inputs(32)
+    shared = torch.from_numpy(x)
+    with torch.inference_mode():
+        torch.testing.assert_close(folded(shared), full(shared), rtol=1e-5, atol=1e-5)
+        x[:] = _fresh_loco_inputs(32, seed=7)
+        torch.testing.assert_close(folded(shared), full(shared), rtol=1e-5, atol=1e-5)
+
+
+def test_a_ppo_policy_folds_without_changing_it(monkeypatch):
+    """The actor's and critic's first layers become folded, keep the parameters the optimiser
+    holds and their names, the policy's distribution and values stay the same, and a forward
+    pass of both folds its input once."""
     import gymnasium as gym
 
-    from loco_envs.train.networks import FoldedLinear, MaskedMlpPolicy, fold_first_layers
+    from loco_envs.train.networks import (
+        FoldedExtractor,
+        FoldedLinear,
+        MaskedMlpPolicy,
+        fold_first_layers,
+        fold_policy,
+    )
 
     space = gym.spaces.Box(-10, 10, (LOCO_2P,))
     policy = MaskedMlpPolicy(space, gym.spaces.Discrete(242), lambda _: 3e-4, net_arch=[16])
     first = policy.mlp_extractor.policy_net[0]
+    names = list(policy.state_dict())
     inputs = torch.from_numpy(_fresh_loco_inputs(32))
+    actions = torch.zeros(32, dtype=torch.long)
+    masks = np.ones((32, 242), bool)
     with torch.no_grad():
-        before = policy.get_distribution(inputs).distribution.probs, policy.predict_values(inputs)
-    nets = (policy.mlp_extractor.policy_net, policy.mlp_extractor.value_net)
-    assert fold_first_layers(nets, LOCO, LOCO_2P) == folding_for(LOCO, LOCO_2P).folded_width
-    folded = policy.mlp_extractor.policy_net[0]
-    assert isinstance(folded, FoldedLinear) and folded.weight is first.weight
-    assert isinstance(policy.mlp_extractor.value_net[0], FoldedLinear)
+        before = policy.evaluate_actions(inputs, actions, masks)
+    assert fold_policy(policy, LOCO) == folding_for(LOCO, LOCO_2P).folded_width
+    extractor = policy.mlp_extractor
+    assert isinstance(extractor, FoldedExtractor) and list(policy.state_dict()) == names
+    assert isinstance(extractor.policy_net[0], FoldedLinear)
+    assert isinstance(extractor.value_net[0], FoldedLinear)
+    assert extractor.policy_net[0].weight is first.weight
     assert any(first.weight is p for group in policy.optimizer.param_groups
                for p in group["params"])
+    calls = []
+    original = InputFolding.fold_rows
+    monkeypatch.setattr(InputFolding, "fold_rows",
+                        lambda self, *a: calls.append(1) or original(self, *a))
     with torch.no_grad():
-        after = policy.get_distribution(inputs).distribution.probs, policy.predict_values(inputs)
+        after = policy.evaluate_actions(inputs, actions, masks)
+    assert calls == [1]
     for old, new in zip(before, after, strict=True):
         torch.testing.assert_close(new, old, rtol=1e-5, atol=1e-6)
+    nets = (extractor.policy_net, extractor.value_net)
     assert fold_first_layers(nets, LOCO, LOCO_2P) == 0  # folded already
     assert fold_first_layers(nets, "log1p", 270) == 0
 
