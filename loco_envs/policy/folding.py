@@ -177,8 +177,7 @@ def _spread_gradient(folded: np.ndarray, bias: np.ndarray, source: np.ndarray,
 def find_folding(batches: Iterable[np.ndarray]) -> InputFolding:
     """The folding of the inputs in ``batches`` (arrays ``[rows, width]``): columns equal in
     every row are one group, columns that hold one value in every row are fixed. Exact: the
-    columns are compared as bytes, and each batch that tells two columns of a group apart
-    splits the groups (most batches split none, and cost one comparison)."""
+    columns are compared as bytes, batch after batch, each batch splitting the groups."""
     labels = first = constant = None
     for batch in batches:
         batch = np.ascontiguousarray(batch, np.float32)
@@ -190,9 +189,6 @@ def find_folding(batches: Iterable[np.ndarray]) -> InputFolding:
         elif batch.shape[1] != first.size:
             raise ValueError(f"probe batches of widths {first.size} and {batch.shape[1]}")
         constant &= (batch == first).all(axis=0)
-        _, leader = np.unique(labels, return_index=True)  # each group's first column
-        if np.array_equal(batch.view(np.uint32), batch[:, leader[labels]].view(np.uint32)):
-            continue
         columns = np.ascontiguousarray(batch.T)
         as_bytes = columns.view(np.dtype((np.void, columns.shape[1] * 4)))[:, 0]
         _, split = np.unique(as_bytes, return_inverse=True)
