@@ -16,22 +16,26 @@ def test_a_training_row_runs_the_trainer_on_the_quick_config():
     assert row["decisions_per_s"] > 0 and row["peak_mb"] > 0
 
 
-def test_a_scorer_row_trains_the_action_scorer_and_a_flat_row_does_not(monkeypatch):
-    """LOCO's quick config has action features: a row for each network, both really trained
-    with the network they name (the trainer's network builder sees their settings)."""
+def test_each_network_row_trains_the_network_it_names(monkeypatch):
+    """LOCO's quick config has action features: a row for the flat network folded and with
+    the full products, and one for the action scorer, each really trained with the network it
+    names (the trainer's network builder and its folding see their settings)."""
+    from loco_envs.train import networks as N
     from loco_envs.train import ppo
 
     networks = T._networks("configs/loco_quick.yaml")
-    assert set(networks) == {"flat", "scorer"}
+    assert list(networks) == ["flat (folded)", "flat (full products)", "scorer"]
     assert set(T._networks("configs/moco_quick.yaml")) == {"flat"}  # no action features
-    seen = []
-    real = ppo.policy_network
+    seen, folded = [], []
+    real, real_fold = ppo.policy_network, N.fold_policy
     monkeypatch.setattr(ppo, "policy_network", lambda args: seen.append(args.action_scorer)
                         or real(args))
+    monkeypatch.setattr(N, "fold_policy", lambda *a: folded.append(real_fold(*a)) or folded[-1])
     for overrides in networks.values():
         row = T._training_row(("serial", "configs/loco_quick.yaml", 1, 0, 1, overrides))
         assert row["decisions_per_s"] > 0
-    assert seen[0] == 0 and seen[1] > 0
+    assert seen[0] == seen[1] == 0 and seen[2] > 0
+    assert len(folded) == 2 and folded[0] > 0 and folded[1] == 0  # the scorer folds nothing
 
 
 def test_each_training_row_is_divided_by_the_raw_env_of_its_repeat(monkeypatch):
