@@ -374,9 +374,13 @@ class FoldedLinear(nn.Linear):
             part, off = self.folding.fold_rows(rows.numpy(), torch.get_num_threads())
             return FoldedRows(rows, torch.from_numpy(part), torch.from_numpy(off))
         part = rows.index_select(1, self.keep)
+        off = (rows != self._expand(part)).any(dim=-1).nonzero().squeeze(-1)
+        return FoldedRows(rows, part, off)
+
+    def _expand(self, part: torch.Tensor) -> torch.Tensor:
+        """The full rows that folded rows stand for (:meth:`InputFolding.expand`, in torch)."""
         fixed = self.values.expand(part.shape[0], self.values.numel())
-        expanded = torch.cat([part, fixed], dim=-1).index_select(1, self.source)
-        return FoldedRows(rows, part, (rows != expanded).any(dim=-1).nonzero().squeeze(-1))
+        return torch.cat([part, fixed], dim=-1).index_select(1, self.source)
 
     def apply_folded(self, x: torch.Tensor, folded: FoldedRows | None) -> torch.Tensor:
         """The layer's output for ``x`` from :meth:`fold`'s result for it."""
@@ -394,8 +398,7 @@ class FoldedLinear(nn.Linear):
             bias = bias + self.bias
         out = nn.functional.linear(part, folded_weight, bias)
         if off.numel():  # rows no probe foresaw: add what the folding left out
-            fixed = self.values.expand(off.numel(), self.values.numel())
-            rest = rows[off] - torch.cat([part[off], fixed], dim=-1)[:, self.source]
+            rest = rows[off] - self._expand(part[off])
             out = out.index_add(0, off, nn.functional.linear(rest, weight))
         return out.reshape(*x.shape[:-1], out.shape[-1])
 

@@ -214,16 +214,16 @@ def probe_inputs(env_id: str, num_players: int, obs_transform: str,
     """Batches of network inputs (``obs_transform`` of every seat's observation) from about
     ``decisions`` decisions of uniformly random legal play, seeded: the probes of
     :func:`folding_for`."""
+    from loco_envs.agents import RandomBot
     from loco_envs.vector import make_vec
 
-    vec = make_vec(env_id, _PROBE_GAMES, num_players=num_players)
-    rng = np.random.default_rng(seed)
+    vec = make_vec(env_id, _PROBE_GAMES, num_players=num_players, bots=[RandomBot()])
+    every_game, by_the_bot = np.full(_PROBE_GAMES, -1), np.zeros(_PROBE_GAMES, np.int64)
     try:
         obs, _ = vec.reset(seed=seed)
         for _ in range(-(-decisions // _PROBE_GAMES)):
             yield transform_observation(obs, obs_transform)
-            choice = (rng.random(vec.masks.shape) * vec.masks).argmax(axis=1)
-            obs, *_ = vec.step(choice)
+            obs, *_ = vec.step(every_game, by_the_bot)  # the env's own random bot chooses
     finally:
         vec.close()
 
