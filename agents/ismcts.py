@@ -43,7 +43,8 @@ iterations     100         iterations per decision (ignored when ``time`` is giv
 time           none        a time budget per decision in seconds instead (not reproducible: the
                            number of iterations then depends on the machine)
 c              0.7         the exploration constant of UCB1 (rewards lie in [-1, 1])
-rollout        random      the playout policy: ``random`` or ``heuristic`` (``<game>/heuristic``)
+rollout        random      the playout policy: ``random``, ``heuristic`` (``<game>/heuristic``) or,
+                           in LOCO, ``heuristic-strong`` (``loco/heuristic-strong``)
 depth          game's      decisions of a playout before it is scored as it stands
                            (LOCO: 40, where random play may never end; the others: none)
 =============  ==========  ========================================================================
@@ -113,8 +114,10 @@ class SearchBot(abc.ABC):
                                  or not time > 0):
             raise ValueError(f"{kind} option 'time' must be a positive number of seconds, "
                              f"got {time!r}")
-        if rollout not in ("random", "heuristic"):
-            raise ValueError(f"{kind} option 'rollout' must be 'random' or 'heuristic', "
+        kinds = importlib.import_module(f"loco_envs.{game}.compiled.bots").KINDS
+        rollouts = [name.split("/")[-1] for name in kinds]  # random, heuristic[, -strong]
+        if rollout not in rollouts:
+            raise ValueError(f"{kind} option 'rollout' must be one of {rollouts}, "
                              f"got {rollout!r}")
         if depth == "default":
             depth = DEFAULT_DEPTH[game]
@@ -125,8 +128,7 @@ class SearchBot(abc.ABC):
         self.game_name, self.time, self.rollout, self.depth = game, time, rollout, depth
         self.search = importlib.import_module(f"loco_envs.{game}.search")
         self.state_module = importlib.import_module(f"loco_envs.{game}.compiled.state")
-        kinds = importlib.import_module(f"loco_envs.{game}.compiled.bots").KINDS
-        self.kind = kinds["random" if rollout == "random" else f"{game}/heuristic"]
+        self.kind = kinds["random" if rollout == "random" else f"{game}/{rollout}"]
         self.game: Any = None  # optional: the game itself (module docstring)
         self.name = f"{game}/{kind}"
         self._batch: tuple[Any, Any, Any] | None = None  # (options, compiled state, config)

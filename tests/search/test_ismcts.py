@@ -72,11 +72,25 @@ def test_ismcts_time_budget():
     ("moco/flatmc:playouts=0", "playouts"), ("moco/flatmc:playouts=x", "playouts"),
     ("momo/flatmc:iterations=5", "iterations"), ("loco/flatmc:c=1", "'c'"),
     ("mampfos/flatmc:rollout=greedy", "rollout"), ("moco/flatmc:time=-1", "time"),
+    ("moco/flatmc:rollout=heuristic-strong", "rollout"),
     ("loco/flatmc:depth=-2", "depth"), ("chess/flatmc", "chess"),
 ])
 def test_search_bad_options_are_value_errors_naming_them(spec, word):
     with pytest.raises(ValueError, match=word):
         agents.make(spec)
+
+
+@pytest.mark.parametrize("search", ["ismcts:iterations=4", "flatmc:playouts=2"])
+def test_loco_searches_play_out_with_heuristic_strong(search):
+    """``rollout=heuristic-strong`` (LOCO only) plays out with loco/heuristic-strong's
+    compiled twin and picks a legal move."""
+    from loco_envs.loco.compiled import bots as loco_bots
+
+    bot = agents.make(f"loco/{search},rollout=heuristic-strong")
+    assert bot.kind == loco_bots.STRONG
+    for game in positions("loco_v0", 4, {}, 12, seed=3):
+        mask = game.legal_mask()
+        assert mask[bot.act(game.view(game.current_seat), mask, np.random.default_rng(1))]
 
 
 @pytest.mark.parametrize("env_id,n,opts", [("loco_v0", 4, {}), ("moco_v0", 3, {"match": True}),
