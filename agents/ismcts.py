@@ -114,10 +114,11 @@ class SearchBot(abc.ABC):
                                  or not time > 0):
             raise ValueError(f"{kind} option 'time' must be a positive number of seconds, "
                              f"got {time!r}")
-        kinds = importlib.import_module(f"loco_envs.{game}.compiled.bots").KINDS
-        rollouts = [name.split("/")[-1] for name in kinds]  # random, heuristic[, -strong]
+        # the playout bots: the compiled engine's, by their spec's last part
+        bots = importlib.import_module(f"loco_envs.{game}.compiled.bots").KINDS
+        rollouts = {name.split("/")[-1]: code for name, code in bots.items()}
         if rollout not in rollouts:
-            raise ValueError(f"{kind} option 'rollout' must be one of {rollouts}, "
+            raise ValueError(f"{kind} option 'rollout' must be one of {list(rollouts)}, "
                              f"got {rollout!r}")
         if depth == "default":
             depth = DEFAULT_DEPTH[game]
@@ -128,7 +129,7 @@ class SearchBot(abc.ABC):
         self.game_name, self.time, self.rollout, self.depth = game, time, rollout, depth
         self.search = importlib.import_module(f"loco_envs.{game}.search")
         self.state_module = importlib.import_module(f"loco_envs.{game}.compiled.state")
-        self.kind = kinds["random" if rollout == "random" else f"{game}/{rollout}"]
+        self.kind = rollouts[rollout]
         self.game: Any = None  # optional: the game itself (module docstring)
         self.name = f"{game}/{kind}"
         self._batch: tuple[Any, Any, Any] | None = None  # (options, compiled state, config)
