@@ -349,9 +349,9 @@ class FoldedLinear(nn.Linear):
         folded = nn.utils.skip_init(cls, layer.in_features, layer.out_features,
                                     bias=layer.bias is not None, device=weight.device)
         folded.weight, folded.bias, folded.folding = weight, layer.bias, folding
-        varying = np.flatnonzero(folding.source < folding.folded_width)
-        for name, array in (("keep", folding.keep), ("varying", varying),
-                            ("group", folding.source[varying]), ("source", folding.source),
+        for name, array in (("keep", folding.keep), ("varying", folding.varying),
+                            ("group", folding.source[folding.varying]),
+                            ("source", folding.source),
                             ("fixed", folding.fixed)):
             folded.register_buffer(name, torch.as_tensor(array, device=weight.device),
                                    persistent=False)

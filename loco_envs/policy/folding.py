@@ -107,10 +107,15 @@ class InputFolding:
         return part, np.flatnonzero(off)
 
     @functools.cached_property
+    def varying(self) -> np.ndarray:
+        """The columns that are not fixed (each in a group of equal columns), ascending."""
+        return np.flatnonzero(self.source < self.folded_width)
+
+    @functools.cached_property
     def copies(self) -> tuple[np.ndarray, np.ndarray]:
         """``(copies, originals)``: the varying columns that are not kept, and the kept
         column each one equals."""
-        varying = np.flatnonzero(self.source < self.folded_width)
+        varying = self.varying
         originals = self.keep[self.source[varying]]
         copy = originals != varying
         return varying[copy], originals[copy]
