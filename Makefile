@@ -57,7 +57,7 @@ test-openspiel: $(OPENSPIEL_STAMP)
 	$(PY) -m pytest -q -n auto -m slow tests/search/test_openspiel.py
 
 # The main job: the LOCO quick config (a clone of loco/heuristic-strong, about 15 s, made first
-# into runs/make_run/imitation/ or reused, then self-play PPO from it: a few minutes on 2 cores),
+# into runs/make_run/imitation/ or reused, then self-play PPO from it: about a minute on 2 cores),
 # then a tournament of the trained agent against the heuristic and random bots: ratings table +
 # plot (train.evaluate is the tournament runner with a cap on a game's length: LOCO can stall).
 RUN_CKPT := runs/make_run/loco_quick_final
