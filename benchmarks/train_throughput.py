@@ -280,8 +280,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--envs", nargs="+", default=["loco_v0", "moco_v0"],
                         help="env ids (2 players, configs/<game>_quick.yaml)")
     parser.add_argument("--updates", type=int, default=10,
-                        help="rollouts of each training run (the quick configs: 2,048 "
-                             "decisions each)")
+                        help="rollouts of each training run (each the config's games x "
+                             "steps: loco_quick 8,192 decisions, moco_quick 2,048)")
     parser.add_argument("--repeats", type=int, default=3, help="runs per row (median shown)")
     parser.add_argument("--seconds", type=float, default=3.0,
                         help="wall time of the Python raw env in one repeat")

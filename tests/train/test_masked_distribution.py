@@ -203,7 +203,7 @@ def test_the_trainers_policies_use_it_and_fused_adam():
         venv.close()
 
 
-def test_the_rollout_buffer_gives_sb3_contribs_minibatches_without_sharing_its_storage():
+def test_the_rollout_buffer_gives_sb3_contribs_minibatches_without_copying_the_rollout():
     from gymnasium import spaces
     from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 
@@ -221,6 +221,7 @@ def test_the_rollout_buffer_gives_sb3_contribs_minibatches_without_sharing_its_s
             buffer.add(obs, action, reward, start, value, log_prob, action_masks=masks)
         buffer.compute_returns_and_advantage(torch.zeros(3), np.zeros(3, bool))
         buffers.append(buffer)
+    stored = buffers[0].observations
     for seed in (1, 2):
         batches = []
         for buffer in buffers:
@@ -229,6 +230,7 @@ def test_the_rollout_buffer_gives_sb3_contribs_minibatches_without_sharing_its_s
         for ours, theirs in zip(*batches, strict=True):
             for a, b in zip(ours, theirs, strict=True):
                 assert torch.equal(a, b)
+    assert np.shares_memory(buffers[0].observations, stored)  # viewed flat, not copied
     sample = next(buffers[0].get(batch_size=24))
     before = buffers[0].observations.copy()
     sample.observations.add_(1.0)  # a minibatch is its own array
