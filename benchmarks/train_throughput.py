@@ -31,11 +31,15 @@ the ratios within a repeat:
   worker's share of the cores for the tournament).
 
 Every training row sets its BLAS and torch threads with ``--threads`` (default: its share of
-the cores, as the trainer does).
+the cores, as the trainer does). ``--trainer-args`` adds trainer flags to every training row
+(on a GPU machine: the device and rollouts wide enough to feed it); a row that trained on a
+GPU says so in its label (the trainer's ``device: auto`` takes one wherever torch sees it).
 
     python -m benchmarks.train_throughput                     # LOCO and Moco! 2p
     python -m benchmarks.train_throughput --envs loco_v0 --updates 20 --repeats 5
     python -m benchmarks.train_throughput --envs loco_v0 --only busy --updates 2 --repeats 1
+    python -m benchmarks.train_throughput --envs loco_v0 \
+        --trainer-args "--device cuda --num-envs 8192 --batch-size 16384"   # a GPU machine
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ import argparse
 import multiprocessing
 import os
 import resource
+import shlex
 import statistics
 import sys
 import tempfile
@@ -83,9 +88,12 @@ def _training_row(task: tuple[str, str, int, int, int | None, tuple[str, ...]]
         args.threads = threads
         args.total_timesteps = updates * args.num_envs * args.num_steps
         result = train(args)
+    from loco_envs.train.torch_policy import resolve_device
+
     me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return {"decisions_per_s": result.decisions_per_second, "peak_mb": me + worker}
+    return {"decisions_per_s": result.decisions_per_second, "peak_mb": me + worker,
+            "device": resolve_device(args.device)}
 
 
 def _tournament_row(task: tuple[str, str, int, int | None, int]) -> dict[str, float]:
@@ -172,17 +180,16 @@ def _busy_sample(row: dict, ctx: Any, config: str, updates: int, seed: int) -> d
 
 # ---------------------------------------------------------------------------------------------
 def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: int,
-            only: tuple[str, ...] = ("training",),
-            threads: int | None = None) -> tuple[list[dict], list[dict]]:
+            only: tuple[str, ...] = ("training",), threads: int | None = None,
+            trainer_args: tuple[str, ...] = ()) -> tuple[list[dict], list[dict]]:
     """The rows of the tables in ``only`` (training by default), the repeats interleaved:
     in each repeat, each game's Python raw env plays for ``seconds`` in this process, then
-    its training rows run."""
+    its training rows run, each with the trainer's flags ``trainer_args`` after its own."""
     from tqdm import tqdm
 
     from loco_envs.benchmarks.throughput import aec_game, run_for
 
-    configs = {env_id: str(Path("configs") / f"{env_id.removesuffix('_v0')}_quick.yaml")
-               for env_id in envs}
+    configs = {env_id: _quick_config(env_id) for env_id in envs}
     training = [{"env": env_id, "backend": backend, "network": network, "overrides": overrides,
                  "samples": []}
                 for env_id in envs for backend in BACKENDS if "training" in only
@@ -201,7 +208,7 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: i
                 bar.update()
             for row in training:
                 task = (row["backend"], configs[row["env"]], updates, seed, threads,
-                        row["overrides"])
+                        (*row["overrides"], *trainer_args))
                 row["samples"].append(_in_fresh_process(ctx, task))
                 bar.update()
             for row in busy:
@@ -218,9 +225,17 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: i
     for row in training + busy:
         row.pop("overrides", None)
         samples = row.pop("samples")
+        row["device"] = samples[0].pop("device", "cpu")
+        for s in samples[1:]:
+            s.pop("device", None)
         for key in samples[0]:
             row[key] = statistics.median(s[key] for s in samples)
     return training, busy
+
+
+def _quick_config(env_id: str) -> str:
+    """The path of the game's quick config (``configs/<game>_quick.yaml``)."""
+    return str(Path("configs") / f"{env_id.removesuffix('_v0')}_quick.yaml")
 
 
 def _networks(config: str) -> dict[str, tuple[str, ...]]:
@@ -259,8 +274,9 @@ def tables(training: list[dict], busy: list[dict] = ()) -> str:
                  "| Python raw env decisions/s | vs Python raw env | peak memory (MB) |",
                  "|---|---|---:|---:|---:|---:|"]
         for row in training:
+            device = "" if row.get("device", "cpu") == "cpu" else f" on {row['device']}"
             lines.append(f"| {row['env']} 2p | quick config, {row['backend']}, "
-                         f"{row['network']} network | "
+                         f"{row['network']} network{device} | "
                          f"{row['decisions_per_s']:,.0f} | {row['raw_env_per_s']:,.0f} | "
                          f"{row['vs_raw_env']:.3f} | {row['peak_mb']:,.0f} |")
         blocks.append("\n".join(lines))
@@ -294,10 +310,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=None,
                         help="BLAS and torch threads of every training row (default: its "
                              "share of the cores, the trainer's default)")
+    parser.add_argument("--trainer-args", default="",
+                        help="trainer flags for every training row, after the row's own, "
+                             "e.g. on a GPU machine \"--device cuda --num-envs 8192 "
+                             "--batch-size 16384\" (default: the quick configs as they are)")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.envs) - set(loco_envs.available_envs()))
     if unknown:
         parser.error(f"unknown env id(s) {unknown}; available: {loco_envs.available_envs()}")
+    trainer_args = tuple(shlex.split(args.trainer_args))
+    _check_trainer_args(parser, args.envs, trainer_args)
     if args.updates < 1 or args.repeats < 1 or args.seconds <= 0 or (
             args.threads is not None and args.threads < 1):
         parser.error("--updates, --repeats and --threads must be >= 1, --seconds > 0")
@@ -305,10 +327,25 @@ def main(argv: list[str] | None = None) -> None:
     only = tuple(dict.fromkeys([*args.only, *(["busy"] if args.busy else [])]))
     load = os.getloadavg()
     tables_ = measure(args.envs, args.updates, args.repeats, args.seconds, args.seed, only,
-                      args.threads)
+                      args.threads, trainer_args)
     print(tables(*tables_))
+    if trainer_args:
+        print(f"\ntrainer flags of every training row: {shlex.join(trainer_args)}")
     print(f"\n{os.cpu_count()} cores; load average {load[0]:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} at the end (other processes share the machine)")
+
+
+def _check_trainer_args(parser: argparse.ArgumentParser, envs: list[str],
+                        trainer_args: tuple[str, ...]) -> None:
+    """Refuse, before any row runs, trainer flags that a quick config of ``envs`` would not
+    take (the trainer's own ``ValueError``, naming the key)."""
+    from loco_envs.train.ppo import parse_args
+
+    for env_id in envs:
+        try:
+            parse_args([_quick_config(env_id), *trainer_args])
+        except ValueError as error:
+            parser.error(f"--trainer-args: {error}")
 
 
 if __name__ == "__main__":

@@ -56,6 +56,23 @@ def test_each_training_row_is_divided_by_the_raw_env_of_its_repeat(monkeypatch):
     assert "| 200 |" in text and "| 50 |" in text
 
 
+def test_trainer_args_reach_every_training_row_and_a_gpu_row_says_so(monkeypatch):
+    tasks = []
+    monkeypatch.setattr(T, "_in_fresh_process", lambda ctx, task: tasks.append(task) or {
+        "decisions_per_s": 100.0, "peak_mb": 50.0, "device": "cuda"})
+    training, _ = T.measure(["moco_v0"], updates=1, repeats=1, seconds=0.05, seed=0,
+                            trainer_args=("--num-envs", "64"))
+    assert [task[-1][-2:] for task in tasks] == [("--num-envs", "64")] * len(T.BACKENDS)
+    assert T.tables(training).count(", flat network on cuda |") == len(T.BACKENDS)
+
+
+def test_bad_trainer_args_are_refused_before_any_row_runs(capsys, monkeypatch):
+    monkeypatch.setattr(T, "measure", lambda *a, **k: pytest.fail("a row ran"))
+    with pytest.raises(SystemExit):
+        T.main(["--envs", "moco_v0", "--trainer-args", "--num-envs 0"])
+    assert "--trainer-args: config key 'num_envs' must be >= 1" in capsys.readouterr().err
+
+
 def test_paired_median_takes_the_ratio_within_each_repeat():
     row = {"samples": [{"r": 10.0}, {"r": 30.0}, {"r": 8.0}]}
     base = {"samples": [{"r": 5.0}, {"r": 10.0}, {"r": 2.0}]}
