@@ -79,6 +79,7 @@ def _training_row(task: tuple[str, str, int, int, int | None, tuple[str, ...]]
     (:attr:`train.ppo.TrainResult.decisions_per_second`) and peak memory."""
     backend, config, updates, seed, threads, overrides = task
     from loco_envs.train.ppo import parse_args, train
+    from loco_envs.train.torch_policy import resolve_device
 
     with tempfile.TemporaryDirectory() as runs:
         args = parse_args([config, "--seed", str(seed), "--init-policy", "", "--backend",
@@ -88,8 +89,6 @@ def _training_row(task: tuple[str, str, int, int, int | None, tuple[str, ...]]
         args.threads = threads
         args.total_timesteps = updates * args.num_envs * args.num_steps
         result = train(args)
-    from loco_envs.train.torch_policy import resolve_device
-
     me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     return {"decisions_per_s": result.decisions_per_second, "peak_mb": me + worker,
@@ -225,10 +224,8 @@ def measure(envs: list[str], updates: int, repeats: int, seconds: float, seed: i
     for row in training + busy:
         row.pop("overrides", None)
         samples = row.pop("samples")
-        row["device"] = samples[0].pop("device", "cpu")
-        for s in samples[1:]:
-            s.pop("device", None)
-        for key in samples[0]:
+        row["device"] = samples[0].get("device", "cpu")
+        for key in (key for key in samples[0] if key != "device"):
             row[key] = statistics.median(s[key] for s in samples)
     return training, busy
 
