@@ -315,11 +315,11 @@ def main(argv: list[str] | None = None) -> None:
     unknown = sorted(set(args.envs) - set(loco_envs.available_envs()))
     if unknown:
         parser.error(f"unknown env id(s) {unknown}; available: {loco_envs.available_envs()}")
-    trainer_args = tuple(shlex.split(args.trainer_args))
-    _check_trainer_args(parser, args.envs, trainer_args)
     if args.updates < 1 or args.repeats < 1 or args.seconds <= 0 or (
             args.threads is not None and args.threads < 1):
         parser.error("--updates, --repeats and --threads must be >= 1, --seconds > 0")
+    trainer_args = tuple(shlex.split(args.trainer_args))
+    _check_trainer_args(parser, args.envs, trainer_args)  # imports the trainer: checked last
     set_threads(1)  # the Python raw env is played in this process, on one core
     only = tuple(dict.fromkeys([*args.only, *(["busy"] if args.busy else [])]))
     load = os.getloadavg()
