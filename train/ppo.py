@@ -467,7 +467,7 @@ def train(args: Args) -> TrainResult:
     from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule, set_random_seed
     from torch.utils.tensorboard import SummaryWriter
 
-    from loco_envs.train.networks import MaskedRolloutBuffer, fold_policy
+    from loco_envs.train.networks import MaskedRolloutBuffer, fold_policy, rollout_folding
 
     resume_zip = latest_checkpoint(args.resume) if args.resume else None
     init_policy, warm_record = None, None  # the clone first: it sets its own torch threads
@@ -524,6 +524,9 @@ def train(args: Args) -> TrainResult:
         if folded:
             print(f"first layers folded: {folded} of {model.policy.features_dim} input "
                   f"columns", file=sys.stderr)
+        folding = rollout_folding(model.policy)
+        if folding is not None:  # the update then gathers and folds a fifth of the bytes
+            model.rollout_buffer.fold_observations(folding)
     model.set_logger(tensorboard_logger(writer))
     checkpointer = Checkpointer(args, run_dir, snapshots, warm_record)
     curve = Curve(args, run_dir)

@@ -147,7 +147,12 @@ class SelfPlayVecEnv(VecEnv):
         return [indices] if isinstance(indices, int) else list(indices)
 
     def _observations(self) -> np.ndarray:
-        return transform_observation(self.vec.obs, self.obs_transform).copy()
+        """The learner's inputs, an array of their own (the games' next step rewrites
+        ``vec.obs``, and SB3 keeps these until the step after): a transform that computes
+        anything returns a fresh array already, and copying LOCO's 13 MB once more cost
+        more than the transform's arithmetic."""
+        inputs = transform_observation(self.vec.obs, self.obs_transform)
+        return inputs.copy() if np.may_share_memory(inputs, self.vec.obs) else inputs
 
     def _new_episodes(self, games: np.ndarray) -> None:
         """A learner seat and opponents for the new episode of each of ``games``."""

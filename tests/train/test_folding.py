@@ -217,6 +217,99 @@ def test_a_run_trained_folded_is_the_run_trained_with_full_products(tmp_path: Pa
     np.testing.assert_allclose(folded.action[0], full.action[0], rtol=1e-4, atol=1e-5)
 
 
+def test_a_rollout_stored_folded_trains_the_run_of_a_rollout_stored_whole(tmp_path: Path,
+                                                                          monkeypatch):
+    """The trainer stores a folded policy's rollout folded; the weights after two updates are
+    those of the same seed with the rollout stored whole, bit for bit (the policy reads the
+    same folded columns either way)."""
+    from loco_envs.policy import load_policy
+    from loco_envs.train import networks
+    from loco_envs.train.ppo import train
+    from tests.train.test_train import tiny_args
+
+    stored = []
+    original = networks.MaskedRolloutBuffer.fold_observations
+    monkeypatch.setattr(networks.MaskedRolloutBuffer, "fold_observations",
+                        lambda self, f: stored.append(f.folded_width) or original(self, f))
+    policies = []
+    for name in ("folded", "whole"):
+        args = tiny_args(tmp_path / name, "loco_v0", obs_transform=LOCO, total_timesteps=128,
+                         num_envs=8, num_steps=8, update_epochs=2, final_eval_games=0,
+                         eval_every=0, checkpoint_every=0)
+        policies.append(load_policy(train(args).checkpoint.with_suffix(".npz"))[0])
+        monkeypatch.setattr(networks, "rollout_folding", lambda policy: None)
+    assert stored == [folding_for(LOCO, LOCO_2P).folded_width]  # the first run only
+    folded, whole = policies
+    for (w_folded, b_folded), (w_whole, b_whole) in zip(folded.hidden, whole.hidden,
+                                                        strict=True):
+        np.testing.assert_array_equal(w_folded, w_whole)
+        np.testing.assert_array_equal(b_folded, b_whole)
+    np.testing.assert_array_equal(folded.action[0], whole.action[0])
+
+
+def test_a_rollout_row_that_breaks_the_folding_reaches_the_policy_whole():
+    """A minibatch holding a row the folding does not stand for is given whole, that row as
+    it was; the others stay folded. The policy's values, log-probabilities and entropies of
+    every minibatch are those of the rollout stored whole."""
+    import gymnasium as gym
+
+    from loco_envs.train.networks import MaskedMlpPolicy, MaskedRolloutBuffer, fold_policy
+
+    folding = folding_for(LOCO, LOCO_2P)
+    space, actions = gym.spaces.Box(-10, 10, (LOCO_2P,)), gym.spaces.Discrete(242)
+    inputs, broken_rows = _break(_fresh_loco_inputs(32), folding)
+    steps, games = 4, 8
+    buffers = [MaskedRolloutBuffer(steps, space, actions, device="cpu", n_envs=games)
+               for _ in range(2)]
+    buffers[0].fold_observations(folding)
+    rng = np.random.default_rng(3)
+    masks = rng.random((32, 242)) < 0.5
+    masks[:, 0] = True
+    for buffer in buffers:
+        for step in range(steps):
+            rows = slice(step * games, (step + 1) * games)
+            buffer.add(inputs[rows], rng.integers(1, size=(games, 1)), np.zeros(games),
+                       np.zeros(games), torch.zeros(games), torch.zeros(games),
+                       action_masks=masks[rows])
+        buffer.compute_returns_and_advantage(torch.zeros(games), np.zeros(games, bool))
+    assert buffers[0].observations.shape == (steps, games, folding.folded_width)
+    policy = MaskedMlpPolicy(space, actions, lambda _: 3e-4, net_arch=[16])
+    fold_policy(policy, LOCO)
+    np.random.seed(0)
+    folded_batches = list(buffers[0].get(batch_size=8))
+    np.random.seed(0)
+    whole_batches = list(buffers[1].get(batch_size=8))
+    widths = set()
+    for folded, whole in zip(folded_batches, whole_batches, strict=True):
+        width = folded.observations.shape[1]
+        widths.add(width)
+        holds_broken = any(np.array_equal(whole.observations[i].numpy(), inputs[row])
+                           for row in broken_rows for i in range(8))
+        assert width == (LOCO_2P if holds_broken else folding.folded_width)
+        if width == LOCO_2P:
+            torch.testing.assert_close(folded.observations, whole.observations, rtol=0, atol=0)
+        with torch.no_grad():
+            ours = policy.evaluate_actions(folded.observations, folded.actions.flatten(),
+                                           folded.action_masks)
+            theirs = policy.evaluate_actions(whole.observations, whole.actions.flatten(),
+                                             whole.action_masks)
+        for a, b in zip(ours, theirs, strict=True):
+            torch.testing.assert_close(a, b, rtol=0, atol=0)
+    assert widths == {LOCO_2P, folding.folded_width}
+
+
+def test_a_rollout_buffer_refuses_a_folding_of_another_width():
+    import gymnasium as gym
+
+    from loco_envs.train.networks import MaskedRolloutBuffer
+
+    buffer = MaskedRolloutBuffer(2, gym.spaces.Box(-1, 1, (270,)), gym.spaces.Discrete(242),
+                                 device="cpu", n_envs=2)
+    with pytest.raises(ValueError, match="3174-wide inputs for observations shaped"):
+        buffer.fold_observations(folding_for(LOCO, LOCO_2P))
+    assert buffer.folding is None and buffer.observations.shape == (2, 2, 270)
+
+
 def test_a_clone_fitted_folded_is_the_clone_fitted_with_full_products(tmp_path: Path,
                                                                         monkeypatch):
     from loco_envs.policy import load_policy

@@ -309,3 +309,17 @@ def test_frozen_opponents_on_a_torch_device_play_the_moves_numpy_plays(monkeypat
     assert len(made) > 3 and gone not in env._on_device
     assert all(env.pool.holds(code) for code in env._on_device)
     env.close()
+
+
+@pytest.mark.parametrize("transform", ["none", "log1p", "log1p+loco_actions"])
+def test_the_learner_keeps_its_inputs_while_the_games_go_on(transform: str) -> None:
+    """SB3 stores a step's inputs in the rollout after the next step: they are an array of
+    their own, whatever the transform (``none`` is the games' own observation buffer)."""
+    env = make("loco_v0", 2, obs_transform=transform)
+    first = env.reset()
+    kept = first.copy()
+    assert not np.may_share_memory(first, env.vec.obs)
+    env.step_async(random_actions(env, np.random.default_rng(0)))
+    second, *_ = env.step_wait()
+    assert not np.may_share_memory(second, env.vec.obs)
+    np.testing.assert_array_equal(first, kept)
