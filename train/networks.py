@@ -60,6 +60,11 @@ from torch.distributions.utils import lazy_property
 
 from loco_envs.policy import NumpyPolicy, shortcut_scores, transform_extra_size
 from loco_envs.policy.folding import InputFolding, folding_for
+from loco_envs.policy.masked_softmax import (
+    ILLEGAL_LOG_PROB,
+    masked_log_softmax,
+    masked_log_softmax_grad,
+)
 from loco_envs.train.torch_policy import mlp
 
 __all__ = ["ActionFeatureLayout", "ActionScorer", "ActionScoresExtractor", "FeatureScores",
@@ -69,8 +74,6 @@ __all__ = ["ActionFeatureLayout", "ActionScorer", "ActionScoresExtractor", "Feat
            "ShortcutPolicy", "Tanh", "actor_of", "build_actor", "copy_linears", "load_actor",
            "rollout_folding"]
 
-#: The log-probability an illegal action is given (sb3-contrib's masked logit).
-ILLEGAL_LOG_PROB = -1e8
 
 
 class _NumpyTanh(torch.autograd.Function):
@@ -118,6 +121,11 @@ def _legal_masks(masks: Any, like: torch.Tensor) -> tuple[torch.Tensor, torch.Te
             torch.from_numpy(weights).to(like.device))
 
 
+def _compiled(*tensors: torch.Tensor) -> bool:
+    """Whether the compiled kernels take these (CPU float32 tensors)."""
+    return all(t.device.type == "cpu" and t.dtype == torch.float32 for t in tensors)
+
+
 class _MaskedLogSoftmax(torch.autograd.Function):
     """``(log-probabilities, probabilities, entropy)`` of logits over the legal actions only.
 
@@ -129,12 +137,22 @@ class _MaskedLogSoftmax(torch.autograd.Function):
     not needed again: a 512 x 242 tensor is half a MB, and a fresh one per operation cost
     more here than the arithmetic. An illegal action has probability exactly 0,
     log-probability :data:`ILLEGAL_LOG_PROB` and no gradient.
+
+    CPU float32 tensors take the compiled kernels instead
+    (:mod:`loco_envs.policy.masked_softmax`: one pass a row, where each torch operation above
+    is a pass over the batch and, on two threads, a wake-up of torch's sleeping threads); the
+    torch operations serve other devices and dtypes.
     """
 
     @staticmethod
     def forward(ctx: Any, logits: torch.Tensor,
                 legal: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         ctx.set_materialize_grads(False)
+        if _compiled(logits, legal):
+            log_probs, probs, entropy = map(torch.from_numpy, masked_log_softmax(
+                logits.detach().numpy(), legal.numpy(), torch.get_num_threads()))
+            ctx.save_for_backward(probs, legal, log_probs, entropy)
+            return log_probs, probs, entropy
         illegal = legal.sub(1.0).mul_(-ILLEGAL_LOG_PROB)  # 0 where legal, ILLEGAL where not
         top = torch.addcmul(illegal, logits, legal).amax(dim=-1, keepdim=True)
         shifted = logits.sub(top).mul_(legal)  # <= 0 where legal, 0 where not: exp's fast path
@@ -151,6 +169,14 @@ class _MaskedLogSoftmax(torch.autograd.Function):
     def backward(ctx: Any, grad_log_probs: torch.Tensor | None, grad_probs: torch.Tensor | None,
                  grad_entropy: torch.Tensor | None) -> tuple[torch.Tensor | None, None]:
         probs, legal, log_probs, entropy = ctx.saved_tensors
+        if grad_log_probs is None and grad_probs is None and grad_entropy is None:
+            return None, None
+        if _compiled(probs, legal):
+            grads = (None if g is None else g.numpy()
+                     for g in (grad_log_probs, grad_probs, grad_entropy))
+            return torch.from_numpy(masked_log_softmax_grad(
+                *grads, probs.numpy(), legal.numpy(), log_probs.numpy(), entropy.numpy(),
+                torch.get_num_threads())), None
         parts = []
         if grad_log_probs is not None:  # d log p_i / d z_k = legal_i (delta_ik - p_k)
             part = grad_log_probs * legal
@@ -161,8 +187,6 @@ class _MaskedLogSoftmax(torch.autograd.Function):
         if grad_entropy is not None:  # dH / d z_k = -p_k (log p_k + H)
             part = log_probs + entropy.unsqueeze(-1)
             parts.append(part.mul_(probs).mul_(grad_entropy.neg().unsqueeze(-1)))
-        if not parts:
-            return None, None
         grad = parts[0]
         for part in parts[1:]:
             grad.add_(part)

@@ -8,7 +8,8 @@ and prints the seconds each took: the compile time, or the time to load it from 
 then one tiny decision of each search bot
 (``<game>/ismcts`` and ``<game>/flatmc``, :mod:`loco_envs.compiled.ismcts`), whose kernels are
 compiled per game (their playouts run that game's engine and bots), and prints their seconds
-apart; then the input folding's kernels (:mod:`loco_envs.policy.folding`). ``make test`` runs it
+apart; then the trainer's kernels (:mod:`loco_envs.policy.folding`,
+:mod:`loco_envs.policy.masked_softmax`). ``make test`` runs it
 before the test workers start, so that they (and ``benchmarks.check`` after them) load the
 engines and the search kernels instead of all compiling them at once.
 """
@@ -89,6 +90,19 @@ def warm_folding() -> float:
     return time.perf_counter() - start
 
 
+def warm_masked_softmax() -> float:
+    """The trainer's masked softmax kernels (:mod:`loco_envs.policy.masked_softmax`) on a
+    tiny batch; the seconds it took."""
+    from loco_envs.policy.masked_softmax import masked_log_softmax, masked_log_softmax_grad
+
+    start = time.perf_counter()
+    logits, legal = np.zeros((2, 3), np.float32), np.ones((2, 3), np.float32)
+    log_probs, probs, entropy = masked_log_softmax(logits, legal)
+    masked_log_softmax_grad(log_probs, None, entropy, probs, legal, log_probs, entropy)
+    masked_log_softmax_grad(None, probs, None, probs, legal, log_probs, entropy)
+    return time.perf_counter() - start
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("envs", nargs="*", default=list(ENGINES),
@@ -100,7 +114,8 @@ def main(argv: list[str] | None = None) -> None:
     for env_id in args.envs:
         engine = warm(env_id)
         print(f"{env_id}: {engine:.1f} s, searches {warm_search(env_id):.1f} s", flush=True)
-    print(f"input folding: {warm_folding():.1f} s", flush=True)
+    print(f"input folding: {warm_folding():.1f} s, masked softmax: "
+          f"{warm_masked_softmax():.1f} s", flush=True)
 
 
 if __name__ == "__main__":

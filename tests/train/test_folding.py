@@ -342,3 +342,15 @@ def test_the_warm_up_runs_each_folding_kernel(monkeypatch):
         monkeypatch.setattr(F, name, lambda *a, _k=kernel, _n=name: ran.append(_n) or _k(*a))
     assert warming.warm_folding() >= 0.0
     assert sorted(ran) == ["_fold_rows", "_fold_weight", "_spread_gradient"]
+
+
+def test_the_warm_up_runs_each_masked_softmax_kernel(monkeypatch):
+    from loco_envs.compiled import __main__ as warming
+    from loco_envs.policy import masked_softmax as M
+
+    ran = []
+    for name in ("_forward", "_backward"):
+        kernel = getattr(M, name)
+        monkeypatch.setattr(M, name, lambda *a, _k=kernel, _n=name: ran.append(_n) or _k(*a))
+    assert warming.warm_masked_softmax() >= 0.0
+    assert sorted(ran) == ["_backward", "_backward", "_forward"]

@@ -30,10 +30,13 @@ def _batch(rows: int, actions: int, scale: float, legal_share: float, seed: int)
     return logits, legal, chosen
 
 
+# float32 takes the compiled kernels (loco_envs/policy/masked_softmax.py), float64 torch's ops
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize("scale", [0.1, 1.0, 30.0])
 @pytest.mark.parametrize("legal_share", [0.02, 0.5, 1.0])
-def test_it_gives_sb3_contribs_values_and_gradients(scale, legal_share):
+def test_it_gives_sb3_contribs_values_and_gradients(scale, legal_share, dtype):
     logits, legal, chosen = _batch(256, 242, scale, legal_share, seed=int(scale * 10))
+    logits = logits.detach().to(dtype).requires_grad_()
     ours, theirs = MaskedCategorical(logits, legal), MaskableCategorical(logits=logits,
                                                                          masks=legal)
     assert torch.allclose(ours.probs, theirs.probs, rtol=1e-5, atol=1e-6)
@@ -42,7 +45,7 @@ def test_it_gives_sb3_contribs_values_and_gradients(scale, legal_share):
     assert torch.allclose(ours.entropy(), theirs.entropy(), rtol=1e-5, atol=1e-5)
     assert (ours.logits[~legal] == ILLEGAL_LOG_PROB).all()
 
-    weights = torch.randn(242)
+    weights = torch.randn(242, dtype=dtype)
     losses = {  # PPO's loss, and each output's gradient on its own
         "ppo": lambda d: -d.log_prob(chosen).sum() - 0.01 * d.entropy().sum(),
         "log_prob": lambda d: d.log_prob(chosen).sum(),
@@ -57,6 +60,18 @@ def test_it_gives_sb3_contribs_values_and_gradients(scale, legal_share):
         # an illegal action's logit gets no gradient at all (sb3-contrib's gets rounding noise)
         assert (ours_grad[~legal] == 0).all(), name
         assert (theirs_grad[~legal].abs() < 1e-5).all(), name
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_a_row_without_a_legal_action_or_with_a_nan_logit_has_no_distribution(dtype):
+    """NaN in that row alone (sampling it then raises, and a loss over it is NaN)."""
+    logits, legal, _ = _batch(4, 12, 1.0, 0.5, seed=7)
+    logits = logits.detach().to(dtype)
+    legal[1] = False
+    logits[2, 3] = torch.nan
+    dist = MaskedCategorical(logits, legal)
+    for values in (dist.probs, dist.logits, dist.entropy()):
+        assert values[1:3].isnan().all() and not values[[0, 3]].isnan().any()
 
 
 def test_unmasking_restores_the_unmasked_distribution():
