@@ -43,11 +43,12 @@ def warm(env_id: str) -> float:
             R.from_generator(np.random.default_rng(k), row)
         vec.bot_actions(bots[k], np.arange(2), states)
     vec.step(np.array([np.flatnonzero(m)[0] for m in vec.masks]))
-    from loco_envs.policy import ACTION_FEATURES
+    from loco_envs.policy import ACTION_FEATURES, transform_observation
 
     for features in ACTION_FEATURES.values():
-        if features.env_id == env_id:
+        if features.env_id == env_id:  # into an array of their own, and into a network's input
             features.compute(vec.obs)
+            transform_observation(vec.obs, f"none+{features.name}")
     from loco_envs.benchmarks import tournament as T  # whole games in one call (play_out)
 
     game_name = env_id.removesuffix("_v0")

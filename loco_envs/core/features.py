@@ -55,15 +55,22 @@ class ActionFeatures:
         self.python = python
         self.sizes = sizes  # observation width -> player count
 
-    def compute(self, obs: np.ndarray) -> np.ndarray:
-        """``(N, size)`` float32 features of ``(N, D)`` raw observations."""
+    def compute(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """``(N, size)`` float32 features of ``(N, D)`` raw observations, written into ``out``
+        when given (an ``(N, size)`` float32 array or view: the columns of a wider input,
+        :func:`loco_envs.policy.transform_observation`'s) and returned."""
         from loco_envs.compiled import ENGINES
 
         obs = np.asarray(obs, np.float32)
         package = ENGINES.get(self.env_id)
         if package is None or obs.ndim != 2 or obs.shape[1] not in self.sizes:
-            return self.python(obs)  # its checks name what is wrong
+            features = self.python(obs)  # its checks name what is wrong
+            if out is None:
+                return features
+            out[...] = features
+            return out
         encode = importlib.import_module(f"{package}.encode")
-        out = np.empty((obs.shape[0], self.size), np.float32)
+        if out is None:
+            out = np.empty((obs.shape[0], self.size), np.float32)
         encode.features_batch(np.ascontiguousarray(obs), self.sizes[obs.shape[1]], out)
         return out

@@ -45,11 +45,16 @@ def transform_observation(obs: np.ndarray, transform: str) -> np.ndarray:
     """
     scale, _, features = transform.partition("+")
     obs = np.asarray(obs, np.float32)
-    scaled = _SCALES[scale](obs).astype(np.float32, copy=False)
     if not features:
-        return scaled
-    extra = ACTION_FEATURES[features].compute(obs.reshape(-1, obs.shape[-1]))
-    return np.concatenate([scaled, extra.reshape(*obs.shape[:-1], -1)], axis=-1)
+        return _SCALES[scale](obs).astype(np.float32, copy=False)
+    action_features = ACTION_FEATURES[features]
+    rows = obs.reshape(-1, obs.shape[-1])
+    width = rows.shape[1]
+    # each part written in place: a concatenation copied LOCO's 1,024 x 3,174 inputs once more
+    inputs = np.empty((rows.shape[0], width + action_features.size), np.float32)
+    inputs[:, :width] = _SCALES[scale](rows)
+    action_features.compute(rows, out=inputs[:, width:])
+    return inputs.reshape(*obs.shape[:-1], -1)
 
 
 def transform_extra_size(transform: str) -> int:

@@ -96,6 +96,30 @@ def test_transform_appends_the_features_after_the_scaled_observation():
     assert low.shape == high.shape == out.shape[1:]
 
 
+@pytest.mark.parametrize("name", sorted(ACTION_FEATURES))
+@pytest.mark.parametrize("scale", ["none", "log1p"])
+def test_each_input_is_the_scaled_observation_then_its_features_bit_for_bit(name, scale):
+    """The compiled features are written straight into the input's columns: the same bytes as
+    the two parts made apart, for a batch, a single observation and a batch of batches."""
+    features = ACTION_FEATURES[name]
+    vec = loco_envs.make_vec(features.env_id, 5, num_players=2)
+    vec.reset(seed=3)
+    obs = np.array(vec.obs)
+    scaled = obs if scale == "none" else np.log1p(obs)
+    expected = np.concatenate([scaled, features.compute(obs)], axis=1)
+    inputs = transform_observation(obs, f"{scale}+{name}")
+    assert inputs.dtype == np.float32 and inputs.flags.c_contiguous
+    np.testing.assert_array_equal(inputs, expected)
+    np.testing.assert_array_equal(transform_observation(obs[2], f"{scale}+{name}"), expected[2])
+    np.testing.assert_array_equal(
+        transform_observation(obs[:4].reshape(2, 2, -1), f"{scale}+{name}"),
+        expected[:4].reshape(2, 2, -1))
+    into = np.full((5, features.size + 1), 7.0, np.float32)
+    assert features.compute(obs, out=into[:, 1:]) is not None
+    np.testing.assert_array_equal(into[:, 1:], expected[:, obs.shape[1]:])
+    assert (into[:, 0] == 7.0).all()  # nothing written outside the view
+
+
 def test_features_of_another_game_are_refused_naming_the_transform():
     check_transform("log1p+moco_actions", "moco_v0")
     with pytest.raises(ValueError, match="moco_actions.*moco_v0, not 'loco_v0'"):
