@@ -71,18 +71,30 @@ def _cache_dir() -> str:
     return os.path.join(base, digest.hexdigest()[:16])
 
 
-def _configure_numba() -> None:
-    """The compiled engines' cache folder, and threads that sleep while they wait.
+#: Spins of an OpenMP thread waiting for work before it sleeps (``GOMP_SPINCOUNT``): enough to
+#: bridge the gap between two of the trainer's torch operations, too few to keep a core from
+#: another process for long.
+SPIN_COUNT = 1000
 
-    numba's OpenMP threads scaled best on an idle 16-core machine, but by default they spin
-    between parallel calls, and on a machine whose cores are busy with other work a step on 2
-    threads then ran 6x slower than on one (37k decisions/s against 237k); sleeping, they ran
-    as fast as one thread there (243k). So ``OMP_WAIT_POLICY=passive`` unless the user set a
-    policy or chose numba's threading layer (``NUMBA_THREADING_LAYER``).
+
+def _configure_numba() -> None:
+    """The compiled engines' cache folder, and threads that spin briefly, then sleep.
+
+    OpenMP threads (numba's, and torch's, which read the same settings) by default spin for
+    a long while between parallel calls. On a machine whose cores are busy with other work that
+    collapses: a vector step on 2 threads ran 6x slower than on one (37k decisions/s against
+    237k), and LOCO's training to 3.8k learner decisions/s against 12.1k. Threads that sleep at once
+    (``OMP_WAIT_POLICY=passive``) do not collapse, but then each of the trainer's torch
+    operations waits for a thread to wake: on an idle 2-core machine ``loco_quick`` trained
+    at 13.8k learner decisions/s that way and at 15.6k with :data:`SPIN_COUNT` spins, which cost
+    it 3% beside a busy process (``docs/performance.md``). So ``GOMP_SPINCOUNT`` is set unless
+    the user set it, a wait policy or numba's threading layer (``NUMBA_THREADING_LAYER``). The
+    OpenMP library reads it once, when it loads: import ``loco_envs`` before ``torch``.
     """
     numba.config.CACHE_DIR = _cache_dir()
-    if "NUMBA_THREADING_LAYER" not in os.environ:
-        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    chosen = {"NUMBA_THREADING_LAYER", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & os.environ.keys()
+    if not chosen:
+        os.environ["GOMP_SPINCOUNT"] = str(SPIN_COUNT)
 
 _configure_numba()
 

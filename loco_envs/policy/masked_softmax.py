@@ -4,8 +4,8 @@ Why. The trainer's masked distribution (``train.networks.MaskedCategorical``) ne
 row of logits, the log-probabilities and probabilities over the legal actions and their
 entropy, and in the update their gradient. In torch each is a chain of a dozen operations over
 the whole ``[N, A]`` batch (LOCO: 2,048 x 242 a minibatch), each a pass over memory and, on
-two or more threads, a wake-up of torch's sleeping OpenMP threads
-(``loco_envs.compiled`` sets ``OMP_WAIT_POLICY=passive``). Here a row is read and written once,
+two or more threads, a call on torch's OpenMP threads, which sleep between calls after a
+brief spin (``loco_envs.compiled.SPIN_COUNT``). Here a row is read and written once,
 the rows shared among numba's threads: 1.2 ms against 4.1 ms for the forward pass of 2,048 x 242
 on two threads here.
 

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from loco_envs.policy.folding import InputFolding, find_folding, folding_for, probe_inputs
 
@@ -42,6 +44,24 @@ def test_find_folding_groups_equal_columns_and_fixes_constant_ones():
     assert folding.fixed.tolist() == [3, 5] and folding.values.tolist() == [0.0, 0.5]
     assert folding.source.tolist() == [0, 1, 0, 2, 1, 3, 0]
     np.testing.assert_array_equal(folding.expand(x[:, folding.keep]), x)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=5), st.integers(1, 12),
+       st.integers(0, 2**32 - 1))
+def test_the_groups_are_the_columns_equal_in_every_row_of_every_batch(rows, width, seed):
+    """Batch after batch, only the columns that leave their group are sorted again: the
+    result is the grouping of all rows at once, whatever the batches' sizes."""
+    rng = np.random.default_rng(seed)
+    batches = [rng.integers(0, 2, (r, width)).astype(np.float32) for r in rows]
+    everything = np.concatenate(batches)
+    folding = find_folding(batches)
+    constant = (everything == everything[0]).all(axis=0)
+    assert folding.fixed.tolist() == np.flatnonzero(constant).tolist()
+    firsts = [j for j in np.flatnonzero(~constant)
+              if not any((everything[:, i] == everything[:, j]).all() for i in range(j))]
+    assert folding.keep.tolist() == firsts
+    np.testing.assert_array_equal(folding.expand(everything[:, folding.keep]), everything)
 
 
 def test_a_later_batch_splits_columns_an_earlier_one_had_equal():
