@@ -315,6 +315,8 @@ class MaskedRolloutBuffer(MaskableRolloutBuffer):
     def fold_observations(self, folding: InputFolding) -> None:
         """Store each observation folded by ``folding`` from the next rollout on (the buffer
         is emptied); the policy must take folded rows (:class:`FoldedLinear`)."""
+        if self.device.type != "cpu":
+            raise ValueError(f"a rollout is stored folded on the CPU only, not {self.device}")
         if self.obs_shape != (folding.width,):
             raise ValueError(f"a folding of {folding.width}-wide inputs for observations "
                              f"shaped {self.obs_shape}")
@@ -459,11 +461,17 @@ class FoldedLinear(nn.Linear):
         every folded layer of the same folding that reads ``x`` (:class:`FoldedExtractor`).
         An ``x`` of ``folded_width`` columns is taken as folded rows already (a rollout stored
         folded: :class:`MaskedRolloutBuffer`)."""
-        if x.requires_grad:
-            return None
         rows = x.reshape(-1, x.shape[-1])
         if rows.shape[1] == self.folding.folded_width:  # folded already (the rollout's)
+            if x.requires_grad:
+                raise ValueError("folded rows cannot take a gradient of their own: give the "
+                                 f"{self.folding.width}-wide input")
             return FoldedRows(rows, rows, torch.empty(0, dtype=torch.long, device=x.device))
+        if rows.shape[1] != self.folding.width:
+            raise ValueError(f"an input {rows.shape[1]} wide for a layer folded from "
+                             f"{self.folding.width} columns to {self.folding.folded_width}")
+        if x.requires_grad:
+            return None
         if rows.device.type == "cpu" and rows.dtype == torch.float32:
             part, off = self.folding.fold_rows(rows.numpy(), torch.get_num_threads())
             return FoldedRows(rows, torch.from_numpy(part), torch.from_numpy(off))
@@ -498,8 +506,9 @@ class FoldedLinear(nn.Linear):
 
 
 class FoldedRows(NamedTuple):
-    """An input's rows (``[N, width]``), their folded columns and the rows that break the
-    folding: what :meth:`FoldedLinear.fold` passes to :meth:`FoldedLinear.apply_folded`."""
+    """An input's rows (``[N, width]``, or ``[N, folded_width]`` when given folded), their
+    folded columns and the rows that break the folding: what :meth:`FoldedLinear.fold`
+    passes to :meth:`FoldedLinear.apply_folded`."""
 
     rows: torch.Tensor
     part: torch.Tensor

@@ -88,12 +88,12 @@ def _configure_numba() -> None:
     operations waits for a thread to wake: on an idle 2-core machine ``loco_quick`` trained
     at 13.8k learner decisions/s that way and at 15.6k with :data:`SPIN_COUNT` spins, which cost
     it 3% beside a busy process (``docs/performance.md``). So ``GOMP_SPINCOUNT`` is set unless
-    the user set it, a wait policy or numba's threading layer (``NUMBA_THREADING_LAYER``). The
-    OpenMP library reads it once, when it loads: import ``loco_envs`` before ``torch``.
+    the user set it or a wait policy (``OMP_WAIT_POLICY``); it is set whichever threading layer
+    numba uses, for torch's threads. The OpenMP library reads it once, when it loads: import
+    ``loco_envs`` before ``torch``.
     """
     numba.config.CACHE_DIR = _cache_dir()
-    chosen = {"NUMBA_THREADING_LAYER", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & os.environ.keys()
-    if not chosen:
+    if not {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & os.environ.keys():
         os.environ["GOMP_SPINCOUNT"] = str(SPIN_COUNT)
 
 _configure_numba()

@@ -62,6 +62,11 @@ class ActionFeatures:
         from loco_envs.compiled import ENGINES
 
         obs = np.asarray(obs, np.float32)
+        if out is not None and (out.dtype != np.float32 or out.ndim != 2
+                                or out.shape != (len(obs), self.size)):
+            raise ValueError(f"{self.name} features of {len(obs)} observations go into a "
+                             f"({len(obs)}, {self.size}) float32 array, not {out.dtype} "
+                             f"{out.shape}")
         package = ENGINES.get(self.env_id)
         if package is None or obs.ndim != 2 or obs.shape[1] not in self.sizes:
             features = self.python(obs)  # its checks name what is wrong

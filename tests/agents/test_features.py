@@ -120,6 +120,28 @@ def test_each_input_is_the_scaled_observation_then_its_features_bit_for_bit(name
     assert (into[:, 0] == 7.0).all()  # nothing written outside the view
 
 
+@pytest.mark.parametrize("compiled", [True, False])
+def test_features_written_into_an_array_of_the_wrong_shape_or_type_are_refused(
+        compiled, monkeypatch):
+    """On the compiled path and on the Python one (no compiled engine), alike: nothing is
+    written past the rows given."""
+    from loco_envs.compiled import ENGINES
+
+    features = ACTION_FEATURES["loco_actions"]
+    if not compiled:
+        monkeypatch.delitem(ENGINES, features.env_id)
+    vec = loco_envs.make_vec(features.env_id, 3, num_players=2)
+    vec.reset(seed=1)
+    obs = np.array(vec.obs)
+    into = np.full((4, features.size), 7.0, np.float32)
+    np.testing.assert_array_equal(features.compute(obs, out=into[:3]), features.compute(obs))
+    assert (into[3] == 7.0).all()
+    for bad in (into[:2], into[:3].astype(np.float64), into[:3, 1:], into[None, :3]):
+        with pytest.raises(ValueError, match=r"loco_actions features of 3 observations go "
+                                             r"into a \(3, \d+\) float32 array"):
+            features.compute(obs, out=bad)
+
+
 def test_features_of_another_game_are_refused_naming_the_transform():
     check_transform("log1p+moco_actions", "moco_v0")
     with pytest.raises(ValueError, match="moco_actions.*moco_v0, not 'loco_v0'"):

@@ -32,8 +32,14 @@ def test_threads_spin_briefly_unless_told_otherwise():
 
 
 @pytest.mark.parametrize("given", [{"GOMP_SPINCOUNT": "50"}, {"OMP_WAIT_POLICY": "passive"},
-                                   {"OMP_WAIT_POLICY": "active"},
-                                   {"NUMBA_THREADING_LAYER": "workqueue"}])
+                                   {"OMP_WAIT_POLICY": "active"}])
 def test_a_setting_of_the_user_is_kept_and_none_added(given):
     seen = _environment_after_import(**given)
     assert seen == {k: given.get(k) for k in SETTINGS}
+
+
+def test_numba_s_threading_layer_leaves_torch_s_threads_a_brief_spin():
+    """The layer picks numba's thread pool; torch's OpenMP threads still read the spin."""
+    assert _environment_after_import(NUMBA_THREADING_LAYER="workqueue") == {
+        "GOMP_SPINCOUNT": str(SPIN_COUNT), "OMP_WAIT_POLICY": None,
+        "NUMBA_THREADING_LAYER": "workqueue"}

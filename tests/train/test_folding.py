@@ -155,6 +155,21 @@ def test_an_input_that_needs_a_gradient_gets_the_full_layers():
     torch.testing.assert_close(grads[1], grads[0])
 
 
+def test_a_folded_layer_names_an_input_of_neither_width():
+    """Its full width or its folded width (a rollout stored folded); folded rows cannot need a
+    gradient of their own (there is no full input to give it to)."""
+    folding = folding_for(LOCO, LOCO_2P)
+    actor, _ = _networks(folding)
+    layer = actor[0]
+    with pytest.raises(ValueError, match=f"an input 100 wide for a layer folded from {LOCO_2P}"):
+        layer(torch.zeros(3, 100))
+    folded = torch.from_numpy(folding.fold_rows(_fresh_loco_inputs(4), 1)[0])
+    torch.testing.assert_close(layer(folded), layer(torch.from_numpy(_fresh_loco_inputs(4))),
+                               rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="folded rows cannot take a gradient"):
+        layer(folded.clone().requires_grad_())
+
+
 def test_a_folded_layer_works_in_inference_mode_on_every_call():
     """Nothing is cached between calls: an input written in place (as a vector env writes its
     observations) is folded again."""
@@ -328,6 +343,11 @@ def test_a_rollout_buffer_refuses_a_folding_of_another_width():
     with pytest.raises(ValueError, match="3174-wide inputs for observations shaped"):
         buffer.fold_observations(folding_for(LOCO, LOCO_2P))
     assert buffer.folding is None and buffer.observations.shape == (2, 2, 270)
+    elsewhere = MaskedRolloutBuffer(2, gym.spaces.Box(-1, 1, (LOCO_2P,)),
+                                    gym.spaces.Discrete(242), device="meta", n_envs=2)
+    with pytest.raises(ValueError, match="on the CPU only, not meta"):
+        elsewhere.fold_observations(folding_for(LOCO, LOCO_2P))
+    assert elsewhere.folding is None
 
 
 def test_a_clone_fitted_folded_is_the_clone_fitted_with_full_products(tmp_path: Path,
