@@ -32,6 +32,7 @@ A checkpoint plays as a bot: ``agents.make("ppo:runs/.../checkpoints/final.npz")
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import sys
 import time
@@ -467,7 +468,12 @@ def train(args: Args) -> TrainResult:
     from stable_baselines3.common.utils import ConstantSchedule, LinearSchedule, set_random_seed
     from torch.utils.tensorboard import SummaryWriter
 
-    from loco_envs.train.networks import MaskedRolloutBuffer, fold_policy, rollout_folding
+    from loco_envs.train.networks import (
+        MaskedRolloutBuffer,
+        fold_policy,
+        refold_policy,
+        rollout_folding,
+    )
 
     resume_zip = latest_checkpoint(args.resume) if args.resume else None
     init_policy, warm_record = None, None  # the clone first: it sets its own torch threads
@@ -526,7 +532,8 @@ def train(args: Args) -> TrainResult:
                   f"columns", file=sys.stderr)
         folding = rollout_folding(model.policy)
         if folding is not None:  # the update then gathers and folds a fifth of the bytes
-            model.rollout_buffer.fold_observations(folding)
+            model.rollout_buffer.fold_observations(
+                folding, on_refold=functools.partial(refold_policy, model.policy))
     model.set_logger(tensorboard_logger(writer))
     checkpointer = Checkpointer(args, run_dir, snapshots, warm_record)
     curve = Curve(args, run_dir)

@@ -106,6 +106,16 @@ class InputFolding:
             numba.set_num_threads(previous)
         return part, np.flatnonzero(off)
 
+    def refined(self, rows: np.ndarray) -> InputFolding:
+        """This folding split where ``rows`` (``[N, width]``, rows that break it) tell its
+        columns apart: a group's columns that differ in a row part, a fixed column that moves
+        varies. Two stand-in rows hold this folding's groups and fixed values (a group's
+        columns 0 in the first row and its own number in the second), so the result is the
+        folding of every input this one was found from, and of ``rows``."""
+        numbers = np.arange(1, self.folded_width + 1, dtype=np.float32)
+        stand_in = self.expand(np.stack([np.zeros_like(numbers), numbers]))
+        return find_folding([stand_in, np.asarray(rows, np.float32).reshape(-1, self.width)])
+
     @functools.cached_property
     def varying(self) -> np.ndarray:
         """The columns that are not fixed (each in a group of equal columns), ascending."""

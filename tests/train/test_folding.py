@@ -265,7 +265,8 @@ def test_a_rollout_stored_folded_trains_the_run_of_a_rollout_stored_whole(tmp_pa
     stored = []
     original = networks.MaskedRolloutBuffer.fold_observations
     monkeypatch.setattr(networks.MaskedRolloutBuffer, "fold_observations",
-                        lambda self, f: stored.append(f.folded_width) or original(self, f))
+                        lambda self, f, **kw: stored.append(f.folded_width)
+                        or original(self, f, **kw))
     policies = []
     for name in ("folded", "whole"):
         args = tiny_args(tmp_path / name, "loco_v0", obs_transform=LOCO, total_timesteps=128,
@@ -282,21 +283,23 @@ def test_a_rollout_stored_folded_trains_the_run_of_a_rollout_stored_whole(tmp_pa
     np.testing.assert_array_equal(folded.action[0], whole.action[0])
 
 
-def test_a_rollout_row_that_breaks_the_folding_reaches_the_policy_whole():
-    """A minibatch holding a row the folding does not stand for is given whole, that row as
-    it was; the others stay folded. The policy's values, log-probabilities and entropies of
-    every minibatch are those of the rollout stored whole."""
+def _rollouts_with_broken_rows(on_refold: Any = None) -> tuple[Any, Any, Any, list[int]]:
+    """A LOCO policy and two buffers of the same 4 x 8 rollout, whose rows 1 and 4 break the
+    folding: one stored folded (``on_refold``: its ``fold_observations`` argument), one whole;
+    and the inputs and broken rows."""
     import gymnasium as gym
 
     from loco_envs.train.networks import MaskedMlpPolicy, MaskedRolloutBuffer, fold_policy
 
     folding = folding_for(LOCO, LOCO_2P)
     space, actions = gym.spaces.Box(-10, 10, (LOCO_2P,)), gym.spaces.Discrete(242)
+    policy = MaskedMlpPolicy(space, actions, lambda _: 3e-4, net_arch=[16])
+    fold_policy(policy, LOCO)
     inputs, broken_rows = _break(_fresh_loco_inputs(32), folding)
     steps, games = 4, 8
     buffers = [MaskedRolloutBuffer(steps, space, actions, device="cpu", n_envs=games)
                for _ in range(2)]
-    buffers[0].fold_observations(folding)
+    buffers[0].fold_observations(folding, on_refold and (lambda f: on_refold(policy, f)))
     rng = np.random.default_rng(3)
     masks = rng.random((32, 242)) < 0.5
     masks[:, 0] = True
@@ -308,14 +311,31 @@ def test_a_rollout_row_that_breaks_the_folding_reaches_the_policy_whole():
                        action_masks=masks[rows])
         buffer.compute_returns_and_advantage(torch.zeros(games), np.zeros(games, bool))
     assert buffers[0].observations.shape == (steps, games, folding.folded_width)
-    policy = MaskedMlpPolicy(space, actions, lambda _: 3e-4, net_arch=[16])
-    fold_policy(policy, LOCO)
+    return policy, buffers, inputs, broken_rows
+
+
+def _minibatches(buffer: Any) -> list[Any]:
     np.random.seed(0)
-    folded_batches = list(buffers[0].get(batch_size=8))
-    np.random.seed(0)
-    whole_batches = list(buffers[1].get(batch_size=8))
+    return list(buffer.get(batch_size=8))
+
+
+def _same_evaluations(policy: Any, ours: Any, theirs: Any, tolerance: float) -> None:
+    with torch.no_grad():
+        a = policy.evaluate_actions(ours.observations, ours.actions.flatten(), ours.action_masks)
+        b = policy.evaluate_actions(theirs.observations, theirs.actions.flatten(),
+                                    theirs.action_masks)
+    for x, y in zip(a, b, strict=True):
+        torch.testing.assert_close(x, y, rtol=tolerance, atol=tolerance)
+
+
+def test_a_rollout_row_that_breaks_the_folding_reaches_the_policy_whole():
+    """Without a policy to refold: a minibatch holding a row the folding does not stand for
+    is given whole, that row as it was; the others stay folded. The policy's values,
+    log-probabilities and entropies of every minibatch are those of the rollout stored whole."""
+    policy, buffers, inputs, broken_rows = _rollouts_with_broken_rows()
+    folding = buffers[0].folding
     widths = set()
-    for folded, whole in zip(folded_batches, whole_batches, strict=True):
+    for folded, whole in zip(*map(_minibatches, buffers), strict=True):
         width = folded.observations.shape[1]
         widths.add(width)
         holds_broken = any(np.array_equal(whole.observations[i].numpy(), inputs[row])
@@ -323,14 +343,41 @@ def test_a_rollout_row_that_breaks_the_folding_reaches_the_policy_whole():
         assert width == (LOCO_2P if holds_broken else folding.folded_width)
         if width == LOCO_2P:
             torch.testing.assert_close(folded.observations, whole.observations, rtol=0, atol=0)
-        with torch.no_grad():
-            ours = policy.evaluate_actions(folded.observations, folded.actions.flatten(),
-                                           folded.action_masks)
-            theirs = policy.evaluate_actions(whole.observations, whole.actions.flatten(),
-                                             whole.action_masks)
-        for a, b in zip(ours, theirs, strict=True):
-            torch.testing.assert_close(a, b, rtol=0, atol=0)
+        _same_evaluations(policy, folded, whole, 0)
     assert widths == {LOCO_2P, folding.folded_width}
+
+
+def test_rows_that_break_the_folding_refine_it_for_the_update_and_the_policy():
+    """With the policy's refold: before the update the folding is refined by the broken rows,
+    every minibatch is given folded in it, the policy folds by it, and the policy's numbers
+    are those of the rollout stored whole (float32 rounding apart: other groups, other sums)."""
+    from loco_envs.train.networks import refold_policy, rollout_folding
+
+    policy, buffers, inputs, broken_rows = _rollouts_with_broken_rows(refold_policy)
+    before = buffers[0].folding
+    minibatches = _minibatches(buffers[0])
+    refined = buffers[0].folding
+    assert refined.folded_width > before.folded_width and not buffers[0].whole_rows
+    assert rollout_folding(policy) is refined
+    assert not refined.fold_rows(inputs)[1].size  # it stands for every row now
+    for folded, whole in zip(minibatches, _minibatches(buffers[1]), strict=True):
+        assert folded.observations.shape[1] == refined.folded_width
+        np.testing.assert_array_equal(refined.expand(folded.observations.numpy()),
+                                      whole.observations.numpy())
+        _same_evaluations(policy, folded, whole, 1e-5)
+
+
+def test_a_refined_folding_keeps_what_no_row_told_apart():
+    folding = folding_for(LOCO, LOCO_2P)
+    inputs = _fresh_loco_inputs(64)
+    same = folding.refined(np.delete(inputs, folding.fold_rows(inputs)[1], axis=0)[:8])
+    for name in ("keep", "source", "fixed", "values"):
+        np.testing.assert_array_equal(getattr(same, name), getattr(folding, name))
+    broken, rows = _break(inputs, folding)
+    refined = folding.refined(broken[rows])
+    assert refined.folded_width == folding.folded_width + 2  # a fixed column, a copy freed
+    assert not refined.fold_rows(broken)[1].size
+    np.testing.assert_array_equal(refined.expand(refined.fold_rows(broken)[0]), broken)
 
 
 def test_a_rollout_buffer_refuses_a_folding_of_another_width():
