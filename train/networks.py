@@ -355,8 +355,7 @@ class MaskedRolloutBuffer(MaskableRolloutBuffer):
         assert not off.size, "a refined folding stands for the rows it was refined by"
         self.observations = part.reshape(self.buffer_size, self.n_envs, -1)
         self.folding, self.obs_shape, self.whole_rows = refined, (refined.folded_width,), {}
-        if self.on_refold is not None:
-            self.on_refold(refined)
+        self.on_refold(refined)
 
     def get(self, batch_size: int | None = None) -> Iterator[Any]:
         assert self.full, "the rollout is not complete"

@@ -83,14 +83,14 @@ def _configure_numba() -> None:
     OpenMP threads (numba's, and torch's, which read the same settings) by default spin for
     a long while between parallel calls. On a machine whose cores are busy with other work that
     collapses: a vector step on 2 threads ran 6x slower than on one (37k decisions/s against
-    237k), and LOCO's training to 3.8k learner decisions/s against 12.1k. Threads that sleep at once
-    (``OMP_WAIT_POLICY=passive``) do not collapse, but then each of the trainer's torch
-    operations waits for a thread to wake: on an idle 2-core machine ``loco_quick`` trained
-    at 13.8k learner decisions/s that way and at 15.6k with :data:`SPIN_COUNT` spins, which cost
-    it 3% beside a busy process (``docs/performance.md``). So ``GOMP_SPINCOUNT`` is set unless
-    the user set it or a wait policy (``OMP_WAIT_POLICY``); it is set whichever threading layer
-    numba uses, for torch's threads. The OpenMP library reads it once, when it loads: import
-    ``loco_envs`` before ``torch``.
+    237k), and LOCO's training to 3.1k learner decisions/s against 9.9k. Threads that sleep
+    at once (``OMP_WAIT_POLICY=passive``) do not collapse, but then each of the trainer's torch
+    operations waits for a thread to wake: on an idle 2-core machine ``loco_quick`` trained at
+    14.8k learner decisions/s that way and at 17.7k with :data:`SPIN_COUNT` spins, which cost
+    it a tenth beside a busy process (9.0k; ``docs/performance.md``). So ``GOMP_SPINCOUNT``
+    is set unless the user set it or a wait policy (``OMP_WAIT_POLICY``); it is set whichever
+    threading layer numba uses, for torch's threads. The OpenMP library reads it once, when
+    it loads: import ``loco_envs`` before ``torch``.
     """
     numba.config.CACHE_DIR = _cache_dir()
     if not {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & os.environ.keys():
