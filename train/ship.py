@@ -83,21 +83,30 @@ def ship(source: str | Path, spec: str, opponents: Sequence[str], games: int, se
         raise ValueError(f"{source} plays {doc['env_id']}, not the game of {spec}")
     prov = doc["provenance"]
     config = with_method(dict(prov.get("config") or {}))  # before anything is copied
+    if keep_evaluation and (agents.PRETRAINED_TEMPERATURE[spec] != 1
+                            or not prov.get("evaluation")):
+        raise ValueError(f"--keep-evaluation: {source} has no evaluation table, or {spec} "
+                         f"plays {play_mode(spec)} and the table is of plain sampling")
     dest = agents.PRETRAINED_DIR / agents.PRETRAINED[spec]
     dest_npz, dest_json = policy_paths(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
+    shipped = {path: path.read_bytes() for path in (dest_npz, dest_json) if path.is_file()}
     shutil.copyfile(src_npz, dest_npz)
     shutil.copyfile(src_json, dest_json)
     options = {k: v for k, v in doc["env_options"].items() if k != "num_players"}
-    if keep_evaluation:
-        evaluation = prov.get("evaluation")
-        if agents.PRETRAINED_TEMPERATURE[spec] != 1 or not evaluation:
-            raise ValueError(f"--keep-evaluation: {source} has no evaluation table, or {spec} "
-                             f"plays {play_mode(spec)} and the table is of plain sampling")
-        evaluation = _table_of(evaluation)
-    else:
-        evaluation = evaluate_spec(spec, doc["env_id"], doc["env_options"]["num_players"],
-                                   opponents, games, seed, options, workers)
+    try:
+        if keep_evaluation:
+            evaluation = _table_of(prov["evaluation"])
+        else:
+            evaluation = evaluate_spec(spec, doc["env_id"], doc["env_options"]["num_players"],
+                                       opponents, games, seed, options, workers)
+    except BaseException:  # a failed or interrupted evaluation leaves the old agent shipped
+        for path in (dest_npz, dest_json):
+            if path in shipped:
+                path.write_bytes(shipped[path])
+            else:
+                path.unlink(missing_ok=True)
+        raise
     config["shipped_from"] = str(source)
     meta = {"env_id": doc["env_id"], "env_options": doc["env_options"], "config": config,
             "seed": prov.get("seed"), "decisions": prov.get("decisions"),

@@ -153,6 +153,32 @@ def test_ship_copies_the_policy_and_records_its_duplicate_evaluation(cloned, tmp
         ship(cloned, "loco/ppo", ["random"], games=2, workers=1)
 
 
+def test_a_ship_that_fails_leaves_the_shipped_agent_as_it_was(cloned, tmp_path, monkeypatch):
+    """Nothing half applied: a refused --keep-evaluation copies nothing, and an evaluation that
+    fails puts the previous files back (or removes the new ones where there were none)."""
+    from loco_envs.train import ship as ship_module
+
+    shipped = tmp_path / "pretrained"
+    monkeypatch.setattr(agents, "PRETRAINED_DIR", shipped)
+    with pytest.raises(ValueError, match="keep-evaluation"):
+        ship_module.ship(cloned, "mampfos/ppo", ["random"], games=2, keep_evaluation=True)
+    assert not shipped.exists() or not any(shipped.iterdir())
+
+    def fails(*args, **kwargs):
+        raise RuntimeError("a worker died")
+
+    monkeypatch.setattr(ship_module, "evaluate_spec", fails)
+    with pytest.raises(RuntimeError):
+        ship_module.ship(cloned, "mampfos/ppo", ["random"], games=2)
+    assert not any(shipped.iterdir())
+    shipped.joinpath("mampfos_3p.npz").write_bytes(b"old weights")
+    shipped.joinpath("mampfos_3p.json").write_bytes(b"old card")
+    with pytest.raises(RuntimeError):
+        ship_module.ship(cloned, "mampfos/ppo", ["random"], games=2)
+    assert shipped.joinpath("mampfos_3p.npz").read_bytes() == b"old weights"
+    assert shipped.joinpath("mampfos_3p.json").read_bytes() == b"old card"
+
+
 def test_ship_turns_the_trainers_summary_into_the_table():
     from loco_envs.train.ship import _table_of
 
