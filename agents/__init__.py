@@ -20,6 +20,8 @@ spec                           bot
 ``<game>/heuristic``           a short scripted strategy per game: ``loco``, ``moco``,
                                ``momo``, ``mampfos`` (module ``agents.<game>``)
 ``loco/heuristic-strong``      LOCO heuristic that also tracks unseen cards and opponents
+``mampfos/bold``               Los Mampfos heuristic whose millwheel keeps a lead and gambles
+                               from level or behind (:class:`agents.mampfos.MampfosBold`)
 ``<game>/greedy``              one-ply greedy yardstick written from the rules page, kept out
                                of training: ``moco``, ``momo`` (:mod:`agents.greedy`)
 ``<game>/ppo``                 the trained policy shipped in ``agents/pretrained/`` for that game
@@ -85,6 +87,7 @@ HEURISTICS: dict[str, tuple[str, str]] = {
     "moco/heuristic": ("loco_envs.agents.moco", "MocoHeuristic"),
     "momo/heuristic": ("loco_envs.agents.momo", "MomoHeuristic"),
     "mampfos/heuristic": ("loco_envs.agents.mampfos", "MampfosHeuristic"),
+    "mampfos/bold": ("loco_envs.agents.mampfos", "MampfosBold"),
     "moco/greedy": ("loco_envs.agents.greedy", "MocoGreedy"),
     "momo/greedy": ("loco_envs.agents.greedy", "MomoGreedy"),
 }
@@ -102,8 +105,9 @@ PRETRAINED: dict[str, str] = {
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
 #: The temperature each shipped agent samples its move at (``agents.ppo.PPOBot``; 0: it plays
 #: its most likely legal move), chosen by duplicate games against the heuristic on other deals
-#: than the shipped table's. Moco!: 0.663 greedy, 0.658 at 1 in 1,000 games. Los Mampfos, where
-#: two heuristics always tie each other: 0.50 greedy against 0.28 at 1 in 300. Loco Momo:
+#: than the shipped table's. Moco!: 0.663 greedy, 0.658 at 1 in 1,000 games. Los Mampfos (on
+#: the shipped table's deals, seed 2026): beside one heuristic and random 0.521 greedy against
+#: 0.513 at 1 in 3,000 games, against two heuristics 0.768 (1,002) against 0.755 (3,000). Loco Momo:
 #: 0.668 at 0.05, 0.652 at 0.25, 0.620 at 1 in 600 games (the same deals). LOCO's earlier
 #: agent (before ``configs/loco_league.yaml``) gained nothing from sharpening (against
 #: ``heuristic-strong``, two sets of 1,000 deals: 0.612 and 0.599 at 0.5, 0.596 and 0.621 at 1),

@@ -1,4 +1,6 @@
-"""``mampfos/heuristic``: a scripted Los Mampfos bot that reads only the view and the mask.
+"""``mampfos/heuristic`` and ``mampfos/bold``: scripted Los Mampfos bots that read only the
+view and the mask. ``mampfos/bold`` plays as the heuristic below except for its millwheel
+(:class:`MampfosBold`).
 
 - **Keeping track.** With ``memory="perfect"`` the bellies are in the view. With ``"recall"``
   (P-31) the bot remembers them the way a careful child does: after a share-out a donkey holds
@@ -33,7 +35,7 @@ from loco_envs.mampfos.actions import (
 )
 from loco_envs.mampfos.rules import BISCUITS_PER_COLOUR, MampfosView
 
-__all__ = ["MampfosHeuristic", "expected_share"]
+__all__ = ["MampfosBold", "MampfosHeuristic", "expected_share"]
 
 
 def expected_share(out: list[int] | tuple[int, ...], colour: int, others: int) -> float:
@@ -102,3 +104,55 @@ class MampfosHeuristic:
             memory[0] += rest % NUM_DONKEYS
         self.memory = memory
         return memory
+
+
+class MampfosBold(MampfosHeuristic):
+    """``mampfos/bold``: the heuristic's play, but a millwheel that holds a lead and gambles
+    for one.
+
+    Why. At three players ``mampfos/heuristic``'s millwheel is a colour of which the donkey
+    holds the most (its expected share prefers a smaller heap only from 16 of a colour on; at
+    four and five players sometimes sooner). A player who sets the same colour gains exactly
+    what the heuristic gains, so the two end level; any other colour gains less than the
+    heuristic's, or as much, in expectation (a third player who joins either colour halves it).
+    Against the heuristic the only way ahead is variance, taken while it costs nothing:
+
+    - **ahead** of every other player: the greedy colour, the heuristic's own. Whoever sets it
+      too gains what I gain, so a lead over a copy of the heuristic is kept to the end.
+    - **level**: the runner-up colour when it holds as many as the greedy one (a fair coin:
+      whoever shares with the third player loses half), else the greedy colour.
+    - **behind**: the runner-up colour when it holds more than half the greedy one's (if the
+      third player joins the greedy colour I come out ahead), else the greedy colour. Copying
+      the heuristic from behind loses for certain; a long shot does not.
+
+    Feeding and choosing donkeys are the heuristic's (module docstring), as is the memory in
+    ``memory="recall"``.
+    """
+
+    name = "mampfos/bold"
+
+    def act(self, view: MampfosView, action_mask: np.ndarray, rng: np.random.Generator) -> int:
+        if view.phase != "wheel":
+            return super().act(view, action_mask, rng)
+        out = self.bellies(view)[view.donkey]
+        colours = [int(a) - WHEEL_BASE for a in np.flatnonzero(action_mask)]
+        others = view.num_players - 1
+        greedy = max(colours, key=lambda c: (expected_share(out, c, others), -c))
+        rest = [c for c in colours if c != greedy]
+        if not rest:
+            return WHEEL_BASE + greedy
+        runner_up = max(rest, key=lambda c: (out[c], -c))
+        lead = self.lead(view)
+        if lead > 0 or out[runner_up] == 0:
+            return WHEEL_BASE + greedy
+        if lead == 0:
+            gamble = out[runner_up] == out[greedy]
+        else:
+            gamble = out[runner_up] > out[greedy] // 2
+        return WHEEL_BASE + (runner_up if gamble else greedy)
+
+    @staticmethod
+    def lead(view: MampfosView) -> int:
+        """My biscuits minus the most any other player holds (P-20: colours do not count)."""
+        totals = [sum(row) for row in view.collected]
+        return totals[view.seat] - max(t for seat, t in enumerate(totals) if seat != view.seat)

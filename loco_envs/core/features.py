@@ -12,10 +12,11 @@ ends the game, who leads then), not any bot's choice, and no features module imp
 
 Each game with features defines them next to its rules, in ``loco_envs/<game>/features.py``
 (a table of every entry in its docstring) as one :class:`ActionFeatures`, ``FEATURES``:
-``loco_actions``, ``moco_actions`` and ``momo_actions``. A policy opts in through its
-``obs_transform`` (``"log1p+moco_actions"``, :mod:`loco_envs.policy`): the network's input is the
-transformed observation with ``NUM_ACTIONS x K`` feature entries appended, and the policy file
-records the transform, so a ``ppo:`` agent computes the same features when it plays.
+``loco_actions``, ``moco_actions``, ``momo_actions`` and ``mampfos_actions``. A policy opts
+in through its ``obs_transform`` (``"log1p+moco_actions"``, :mod:`loco_envs.policy`): the
+network's input is the transformed observation with ``NUM_ACTIONS x K`` feature entries
+appended, and the policy file records the transform, so a ``ppo:`` agent computes the same
+features when it plays.
 """
 
 from __future__ import annotations
@@ -43,17 +44,21 @@ class ActionFeatures:
 
     ``python`` is the game's numpy function, the reference. Where the game has a compiled
     engine whose ``encode.features_batch`` writes the same arrays (bit for bit, held equal by
-    ``tests/compiled``), :meth:`compute` runs that instead, its rows on numba's threads.
+    ``tests/compiled``), :meth:`compute` runs that instead, its rows on numba's threads;
+    ``compiled=False`` says the engine has none (a few numpy operations a batch, as Los
+    Mampfos' are, need none).
     """
 
     def __init__(self, name: str, env_id: str, size: int, limit: float,
-                 python: Callable[[np.ndarray], np.ndarray], sizes: dict[int, int]):
+                 python: Callable[[np.ndarray], np.ndarray], sizes: dict[int, int],
+                 compiled: bool = True):
         self.name = name  # what follows "+" in an obs_transform
         self.env_id = env_id
         self.size = size
         self.limit = limit  # every feature lies in [-limit, limit]
         self.python = python
         self.sizes = sizes  # observation width -> player count
+        self.compiled = compiled
 
     def compute(self, obs: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """``(N, size)`` float32 features of ``(N, D)`` raw observations, written into ``out``
@@ -67,7 +72,7 @@ class ActionFeatures:
             raise ValueError(f"{self.name} features of {len(obs)} observations go into a "
                              f"({len(obs)}, {self.size}) float32 array, not {out.dtype} "
                              f"{out.shape}")
-        package = ENGINES.get(self.env_id)
+        package = ENGINES.get(self.env_id) if self.compiled else None
         if package is None or obs.ndim != 2 or obs.shape[1] not in self.sizes:
             features = self.python(obs)  # its checks name what is wrong
             if out is None:

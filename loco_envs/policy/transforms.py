@@ -16,6 +16,7 @@ import numpy as np
 
 from loco_envs.core.features import ActionFeatures
 from loco_envs.loco.features import FEATURES as LOCO_FEATURES
+from loco_envs.mampfos.features import FEATURES as MAMPFOS_FEATURES
 from loco_envs.moco.features import FEATURES as MOCO_FEATURES
 from loco_envs.momo.features import FEATURES as MOMO_FEATURES
 
@@ -24,7 +25,7 @@ __all__ = ["ACTION_FEATURES", "OBS_TRANSFORMS", "check_action_scorer", "check_fe
 
 #: Feature sets by the name used after ``+`` in an ``obs_transform``.
 ACTION_FEATURES: dict[str, ActionFeatures] = {
-    f.name: f for f in (MOCO_FEATURES, MOMO_FEATURES, LOCO_FEATURES)}
+    f.name: f for f in (MOCO_FEATURES, MOMO_FEATURES, LOCO_FEATURES, MAMPFOS_FEATURES)}
 
 #: Elementwise observation transforms (counts such as a draw pile of 100 cards would swamp the
 #: 0/1 entries).
