@@ -125,6 +125,10 @@ class MampfosBold(MampfosHeuristic):
       third player joins the greedy colour I come out ahead), else the greedy colour. Copying
       the heuristic from behind loses for certain; a long shot does not.
 
+    "Greedy" is always the heuristic's own colour and "runner-up" the largest heap of another
+    colour. Built for three players: at two, no third player can collide with the heuristic, so
+    a gamble cannot pay against it (the two are level there, ``docs/ratings.md``); at four and
+    five the heuristic may shun the largest heap, and the runner-up may then be the larger one.
     Feeding and choosing donkeys are the heuristic's (module docstring), as is the memory in
     ``memory="recall"``.
     """

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from loco_envs import agents
+from loco_envs.core.files import atomic_write_bytes
 from loco_envs.policy import load_policy, policy_paths, save_policy
 from loco_envs.train.warmstart import clone_record, policy_of
 
@@ -91,27 +92,27 @@ def ship(source: str | Path, spec: str, opponents: Sequence[str], games: int, se
     dest_npz, dest_json = policy_paths(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     shipped = {path: path.read_bytes() for path in (dest_npz, dest_json) if path.is_file()}
-    shutil.copyfile(src_npz, dest_npz)
-    shutil.copyfile(src_json, dest_json)
     options = {k: v for k, v in doc["env_options"].items() if k != "num_players"}
-    try:
+    try:  # copied, evaluated where agents.make finds it, recorded: all of it or none
+        shutil.copyfile(src_npz, dest_npz)
+        shutil.copyfile(src_json, dest_json)
         if keep_evaluation:
             evaluation = _table_of(prov["evaluation"])
         else:
             evaluation = evaluate_spec(spec, doc["env_id"], doc["env_options"]["num_players"],
                                        opponents, games, seed, options, workers)
-    except BaseException:  # a failed or interrupted evaluation leaves the old agent shipped
+        config["shipped_from"] = str(source)
+        meta = {"env_id": doc["env_id"], "env_options": doc["env_options"], "config": config,
+                "seed": prov.get("seed"), "decisions": prov.get("decisions"),
+                "evaluation": evaluation}
+        return save_policy(dest, policy, meta)
+    except BaseException:  # a failure or an interrupt leaves the old agent shipped
         for path in (dest_npz, dest_json):
             if path in shipped:
-                path.write_bytes(shipped[path])
+                atomic_write_bytes(path, shipped[path])
             else:
                 path.unlink(missing_ok=True)
         raise
-    config["shipped_from"] = str(source)
-    meta = {"env_id": doc["env_id"], "env_options": doc["env_options"], "config": config,
-            "seed": prov.get("seed"), "decisions": prov.get("decisions"),
-            "evaluation": evaluation}
-    return save_policy(dest, policy, meta)
 
 
 def with_method(config: dict[str, Any]) -> dict[str, Any]:

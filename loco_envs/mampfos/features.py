@@ -5,14 +5,14 @@ Computed from the mover's raw observation alone (:mod:`loco_envs.core.features` 
 policy with ``obs_transform`` ``"<scale>+mampfos_actions"`` reads them after the observation.
 They read the bellies, so they exist for ``memory="perfect"`` (P-30) only.
 
-Why these. A share-out (P-12) pays whoever sets the colour a donkey holds most of, unless
-others set it too: every player who sets the colour of the *largest* heap gains alike, and
-one who sets another colour gains only when someone else's choice collides. Which colour is the
-largest, by how much, and whether the mover leads decides a millwheel; a network on the flat
-observation must first learn to pick the emptying donkey's row out of the three bellies.
+Why these. A share-out (P-12) gives each colour's heap to whoever set that colour, split
+between all who did: players who set the same colour gain alike, and the largest heap is worth
+most unless shared. Which colour is the largest, by how much, and whether the mover leads
+decides a millwheel; a network on the flat observation must first learn to pick the emptying
+donkey's row out of the three bellies.
 
-K = 6 per action. Entries 0-2 are the action's own, zeros outside the current phase; 3-5 are
-the mover's standing, the same for every action:
+K = 6 per action. Entries 0-2 are the action's own (a colour's are zeros outside its phase; a
+donkey's are filled in every phase); 3-5 are the mover's standing, the same for every action:
 
 =====  =========================================  ================================================
 index  a colour c (feed 3-7, millwheel 8-12)      a donkey d (0-2)
@@ -26,7 +26,7 @@ index  a colour c (feed 3-7, millwheel 8-12)      a donkey d (0-2)
 3      my biscuits - the most any other player holds, / 10, clipped to [-2, 2] (P-20)
 4      1 if every other player has collected the same biscuits colour by colour (players who
        choose alike, e.g. copies of one bot; 1 at 2 players)
-5      cards not yet turned over / 40 (P-04): how much game is left
+5      cards not yet turned over / 40 (P-04; the cards under END are never turned)
 =====  ===============================================================================
 """
 

@@ -89,7 +89,7 @@ def test_heuristic_beats_random_three_players():
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.integers(0, 15), min_size=5, max_size=5))
-def test_P12_at_three_players_the_heuristics_millwheel_is_a_largest_heap(out):
+def test_at_three_players_the_heuristics_millwheel_is_a_largest_heap(out):
     """What ``mampfos/bold`` rests on: at three players the best expected share is never a
     smaller heap (up to 15 of a colour), so a player who sets the largest heap's colour gains
     whatever the heuristic gains."""
@@ -97,7 +97,7 @@ def test_P12_at_three_players_the_heuristics_millwheel_is_a_largest_heap(out):
     assert out[best] == max(out)
 
 
-def test_P12_with_more_players_or_huge_heaps_the_heuristic_may_shun_the_largest():
+def test_with_more_players_or_huge_heaps_the_heuristic_may_shun_the_largest():
     """Where the claim above stops: sharing five ways, or 17 against 16 at three players."""
     def pick(out, others):
         return max(range(5), key=lambda c: (expected_share(out, c, others), -c))

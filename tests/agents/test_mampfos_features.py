@@ -8,11 +8,13 @@ import pytest
 import loco_envs
 from loco_envs.mampfos import actions as codec
 from loco_envs.mampfos.features import MAMPFOS_K, mampfos_actions
+from loco_envs.mampfos.observation import encode
 from loco_envs.policy import ACTION_FEATURES
 from tests.agents.helpers import random_decisions
+from tests.mampfos.helpers import random_game
 
 
-@pytest.mark.parametrize("num_players", [2, 3, 5])
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5])
 def test_P12_P20_features_are_the_heaps_and_standing_of_the_view(num_players):
     """Each colour's heap in the donkey fed or emptied now (P-11, P-12), each donkey's two
     largest heaps and total, the mover's lead (P-20), whether the others collected alike, and the
@@ -58,3 +60,18 @@ def test_P30_P31_the_features_need_the_bellies_and_say_so():
     obs = env.observe(env.agent_selection)["observation"]
     with pytest.raises(ValueError, match="memory='perfect'"):
         mampfos_actions(obs[None])
+
+
+def test_P13_P20_features_of_a_finished_game_keep_the_standing_and_no_move():
+    """Game over: no colour entries, each seat's final lead (P-20), the cards never turned
+    (P-13: the end card's letter pile is left)."""
+    game = random_game(seed=4, n=3)
+    assert game.terminal
+    totals = [sum(row) for row in game.collected]
+    for seat in range(3):
+        view = game.view(seat)
+        feats = mampfos_actions(encode(view)[None])[0].reshape(codec.NUM_ACTIONS, MAMPFOS_K)
+        others = [t for s, t in enumerate(totals) if s != seat]
+        assert not feats[codec.FEED_BASE:, :3].any()
+        assert feats[:, 3] == pytest.approx(np.clip((totals[seat] - max(others)) / 10, -2, 2))
+        assert feats[:, 5] == pytest.approx(sum(view.cards_left) / 40)

@@ -154,8 +154,9 @@ def test_ship_copies_the_policy_and_records_its_duplicate_evaluation(cloned, tmp
 
 
 def test_a_ship_that_fails_leaves_the_shipped_agent_as_it_was(cloned, tmp_path, monkeypatch):
-    """Nothing half applied: a refused --keep-evaluation copies nothing, and an evaluation that
-    fails puts the previous files back (or removes the new ones where there were none)."""
+    """Nothing half applied: a refused --keep-evaluation copies nothing, and a copy, an
+    evaluation or a record that fails puts the previous files back (or removes the new ones
+    where there were none)."""
     from loco_envs.train import ship as ship_module
 
     shipped = tmp_path / "pretrained"
@@ -173,10 +174,38 @@ def test_a_ship_that_fails_leaves_the_shipped_agent_as_it_was(cloned, tmp_path, 
     assert not any(shipped.iterdir())
     shipped.joinpath("mampfos_3p.npz").write_bytes(b"old weights")
     shipped.joinpath("mampfos_3p.json").write_bytes(b"old card")
+
+    def old_files_kept():
+        return (shipped.joinpath("mampfos_3p.npz").read_bytes() == b"old weights"
+                and shipped.joinpath("mampfos_3p.json").read_bytes() == b"old card")
+
     with pytest.raises(RuntimeError):
         ship_module.ship(cloned, "mampfos/ppo", ["random"], games=2)
-    assert shipped.joinpath("mampfos_3p.npz").read_bytes() == b"old weights"
-    assert shipped.joinpath("mampfos_3p.json").read_bytes() == b"old card"
+    assert old_files_kept()
+    # the second copy fails (a full disk), or recording the table does
+    real_copy = ship_module.shutil.copyfile
+    copies = []
+
+    def second_copy_fails(src, dst):
+        copies.append(dst)
+        if len(copies) == 2:
+            raise OSError("no space left on device")
+        return real_copy(src, dst)
+
+    monkeypatch.setattr(ship_module.shutil, "copyfile", second_copy_fails)
+    with pytest.raises(OSError):
+        ship_module.ship(cloned, "mampfos/ppo", ["random"], games=2)
+    assert old_files_kept()
+    monkeypatch.setattr(ship_module.shutil, "copyfile", real_copy)
+    monkeypatch.setattr(ship_module, "evaluate_spec", lambda *a, **k: {"rate": float("nan")})
+
+    def save_fails(*args, **kwargs):
+        raise ValueError("Out of range float values are not JSON compliant")
+
+    monkeypatch.setattr(ship_module, "save_policy", save_fails)
+    with pytest.raises(ValueError):
+        ship_module.ship(cloned, "mampfos/ppo", ["random"], games=2)
+    assert old_files_kept()
 
 
 def test_ship_turns_the_trainers_summary_into_the_table():
