@@ -68,8 +68,8 @@ class MampfosHeuristic:
         legal = [int(a) for a in np.flatnonzero(action_mask)]
         others = view.num_players - 1
         if view.phase == "wheel":
-            out = bellies[view.donkey]
-            return max(legal, key=lambda a: (expected_share(out, a - WHEEL_BASE, others), -a))
+            colours = [a - WHEEL_BASE for a in legal]
+            return WHEEL_BASE + self.millwheel(bellies[view.donkey], colours, others)
         if view.phase == "feed":
             held = bellies[view.donkey]
             return max(legal, key=lambda a: (held[a - FEED_BASE], view.supply[a - FEED_BASE], -a))
@@ -77,6 +77,12 @@ class MampfosHeuristic:
         if view.card is not None and view.card.startswith("feed"):
             return max(legal, key=lambda a: (bellies[a - DONKEY_BASE].sum(), -a))
         return max(legal, key=lambda a: (self.best_share(bellies[a - DONKEY_BASE], others), -a))
+
+    @staticmethod
+    def millwheel(out: np.ndarray, colours: list[int], others: int) -> int:
+        """The colour of ``colours`` with the best expected share of droppings ``out`` (the
+        lowest of equals)."""
+        return max(colours, key=lambda c: (expected_share(out, c, others), -c))
 
     @staticmethod
     def best_share(out: np.ndarray, others: int) -> float:
@@ -140,8 +146,7 @@ class MampfosBold(MampfosHeuristic):
             return super().act(view, action_mask, rng)
         out = self.bellies(view)[view.donkey]
         colours = [int(a) - WHEEL_BASE for a in np.flatnonzero(action_mask)]
-        others = view.num_players - 1
-        greedy = max(colours, key=lambda c: (expected_share(out, c, others), -c))
+        greedy = self.millwheel(out, colours, view.num_players - 1)
         rest = [c for c in colours if c != greedy]
         if not rest:
             return WHEEL_BASE + greedy

@@ -36,6 +36,7 @@ import numpy as np
 
 from loco_envs.core.features import ActionFeatures, player_count
 from loco_envs.mampfos import actions as mampfos_codec
+from loco_envs.mampfos.components import DECK, PH_FEED, PH_WHEEL
 from loco_envs.mampfos.observation import observation_size, slices
 
 __all__ = ["FEATURES", "MAMPFOS_K", "mampfos_actions"]
@@ -47,8 +48,7 @@ _SLICES = {n: slices(n) for n in range(2, 6)}
 _FEED = slice(mampfos_codec.FEED_BASE, mampfos_codec.FEED_BASE + _NC)
 _WHEEL = slice(mampfos_codec.WHEEL_BASE, mampfos_codec.WHEEL_BASE + _NC)
 _DONKEYS = slice(mampfos_codec.DONKEY_BASE, mampfos_codec.DONKEY_BASE + _ND)
-_PHASE_FEED, _PHASE_WHEEL = 1, 2  # the observation's phase one-hot: donkey, feed, wheel, over
-_CARDS = 40
+_CARDS = sum(len(cards) for cards in DECK.values())  # P-04: 40
 
 
 def mampfos_actions(obs: np.ndarray) -> np.ndarray:
@@ -68,8 +68,8 @@ def mampfos_actions(obs: np.ndarray) -> np.ndarray:
     colour = np.stack([belly / 10, (belly == belly.max(axis=1, keepdims=True)) & (belly > 0),
                        (belly - largest_other) / 10], axis=2)
     phase = obs[:, sl["phase"]]
-    out[:, _FEED, :3] = colour * phase[:, _PHASE_FEED, None, None]
-    out[:, _WHEEL, :3] = colour * phase[:, _PHASE_WHEEL, None, None]
+    out[:, _FEED, :3] = colour * phase[:, PH_FEED, None, None]  # the phase one-hot's order
+    out[:, _WHEEL, :3] = colour * phase[:, PH_WHEEL, None, None]
 
     ranked = -np.sort(-bellies, axis=2)
     out[:, _DONKEYS, 0] = ranked[:, :, 0] / 10
