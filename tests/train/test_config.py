@@ -34,8 +34,8 @@ def test_provided_config_is_valid(path: Path) -> None:
         args = parse_args([str(path)])
         assert args.init_policy == str(path.parent / warm_start)
     elif path.stem.endswith("_league"):
-        # A league goes on from an agent that may have to be taken out of git first (its
-        # comment says how); a saved agent in its field is that start or a shipped file.
+        # A league goes on from an agent: one taken out of git first (its comment says how) or
+        # the final_checkpoint of the stage before it; a saved agent in its field is that start.
         saved = [spec for spec in config["opponent_mix"] if spec.startswith("ppo:")]
         assert all(spec == f"ppo:{warm_start}" for spec in saved)
         if saved and not Path(f"{warm_start}.json").exists():
@@ -54,6 +54,22 @@ def test_provided_config_is_valid(path: Path) -> None:
         args = parse_args([str(path), *start, *overrides])
     assert args.exp_name == path.stem
     assert args.env_id.removesuffix("_v0") == path.stem.split("_")[0]
+
+
+def test_each_later_stage_starts_where_the_stage_before_it_ends() -> None:
+    """A staged recipe (loco_4p_league, then its second and third stages) chains through
+    final_checkpoint: each stage's init_policy is another provided config's final checkpoint,
+    and the stages keep the game, the player count, the network and the features."""
+    configs = {p.stem: yaml.safe_load(p.read_text()) for p in CONFIGS}
+    ends_at = {c["final_checkpoint"]: name for name, c in configs.items()
+               if c.get("final_checkpoint")}
+    starts = {name: ends_at[c["init_policy"]] for name, c in configs.items()
+              if c.get("init_policy") in ends_at}
+    assert starts == {"loco_4p_second_league": "loco_4p_league",
+                      "loco_4p_third_league": "loco_4p_second_league"}
+    for later, earlier in starts.items():
+        for key in ("env_id", "num_players", "net_arch", "obs_transform"):
+            assert configs[later][key] == configs[earlier][key], (later, key)
 
 
 def test_every_argument_has_a_docstring() -> None:
