@@ -1,10 +1,13 @@
 """Checkpoints of a training run: written atomically, found again by ``--resume``.
 
-A checkpoint ``checkpoints/<name>`` is four files side by side:
+A checkpoint ``checkpoints/<name>`` is five files side by side:
 
 - ``<name>.npz`` + ``<name>.json``: the learner's actor in the data-only agent format of
   :mod:`agents.ppo` (what ``agents.make("ppo:<name>.npz")``, tournaments, ``play`` and the
   evaluation load; ``ppo:<name>.zip`` means these too);
+- ``<name>.value.npz``: the critic, plain arrays, so that a run started from this checkpoint
+  (``init_policy``, :mod:`train.warmstart`) keeps the value network as well as the actor instead
+  of fitting a fresh critic against an already good policy;
 - ``<name>.snapshots.npz``: the frozen opponent pool, plain float32 arrays plus a JSON string
   (read back with ``allow_pickle=False``);
 - ``<name>.zip``: the Stable-Baselines3 model (optimizer state included), **only** for
@@ -13,8 +16,10 @@ A checkpoint ``checkpoints/<name>`` is four files side by side:
 
 Every file is written to a temporary file in the same folder and renamed over its name
 (``os.replace``), the zip last: a process killed at any moment leaves each name either absent,
-as before, or whole, and a zip only exists once its three companions do. ``--resume`` with a
-run folder takes the newest checkpoint whose four files all load (:func:`latest_checkpoint`).
+as before, or whole, and a zip only exists once its companions do. ``--resume`` with a run
+folder takes the newest checkpoint whose actor, pool and zip all load
+(:func:`latest_checkpoint`); it needs no value file (the zip holds the critic too), so
+checkpoints written before there was one resume alike.
 A write that fails (a full disk, an unwritable folder) raises :class:`CheckpointError` naming
 the file, which the command line prints as one line.
 """
@@ -32,6 +37,7 @@ import numpy as np
 
 from loco_envs.core.files import atomic_write_bytes
 from loco_envs.policy import NumpyPolicy, load_policy, policy_paths, save_policy
+from loco_envs.train.warmstart import critic_of, save_value, value_path
 
 __all__ = ["CheckpointError", "checkpoint_files", "latest_checkpoint", "load_snapshots",
            "save_checkpoint", "save_snapshots"]
@@ -59,7 +65,10 @@ def save_checkpoint(path: str | Path, model: Any, policy: NumpyPolicy,
     try:
         files["zip"].parent.mkdir(parents=True, exist_ok=True)
         save_snapshots(files["snapshots"], snapshots)
+        # an earlier critic at this name never sits beside the new actor, even if killed here
+        value_path(files["policy"]).unlink(missing_ok=True)
         save_policy(files["policy"], policy, meta)
+        save_value(files["policy"], critic_of(model))
         buffer = io.BytesIO()
         model.save(buffer)
         atomic_write_bytes(files["zip"], buffer.getvalue())

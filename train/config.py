@@ -40,7 +40,7 @@ from loco_envs.core.threads import check_threads
 __all__ = ["SHIPPED", "BaseArgs", "SelfPlayArgs", "check_value", "command_line", "config_path",
            "field_docs",
            "from_mapping", "keyed", "load_config", "parse_command_line", "parse_overrides",
-           "shipped_configs", "usage", "wants_help"]
+           "read_config_file", "shipped_configs", "usage", "wants_help"]
 
 #: The folder of the shipped configs. In a clone ``train/`` and ``configs/`` sit side by side at
 #: the root; a wheel installs them side by side again, as ``loco_envs/train`` and
@@ -203,28 +203,73 @@ def load_config(path: str | Path | None, cls: type,
                 overrides: Mapping[str, Any] | None = None,
                 unused: list[str] | None = None) -> Any:
     """The dataclass ``cls`` filled from the YAML file at ``path`` (a path, or a shipped
-    config's name: :func:`config_path`), then from ``overrides``; the file's unknown keys fail,
-    or are collected in ``unused`` when it is given (the flags' keys are always checked)."""
+    config's name: :func:`config_path`) and the configs it is ``base``d on, then from
+    ``overrides``; the file's unknown keys fail, or are collected in ``unused`` when it is
+    given (the flags' keys are always checked)."""
     data: dict[str, Any] = {}
     where = "config"
     if path is not None:
         path = config_path(path)
         where = str(path)
-        try:
-            loaded = yaml.safe_load(path.read_bytes().decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-        except yaml.YAMLError as exc:
-            raise ValueError(f"{path}: not valid YAML ({exc})") from None
-        except RecursionError:
-            raise ValueError(f"{path}: YAML nested too deeply") from None
-        if loaded is None:
-            loaded = {}
-        if not isinstance(loaded, Mapping):
-            raise ValueError(f"{path}: expected a mapping of keys to values")
-        data.update(loaded)
+        data = read_config_file(path, cls)
     data.update(overrides or {})
     return from_mapping(cls, data, where, unused)
+
+
+def read_config_file(path: Path, cls: type, including: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """The keys of the config file at ``path``: those of its ``base`` first (read the same way),
+    then its own over them. A path the trainer reads beside its config (a clone config named by
+    ``init_policy``) is read beside the file that gives it (``cls.beside_file``); every other
+    path is from the working folder, as always.
+
+    ``base`` names another config: a file beside this one (``loco_4p_league.yaml``) or a
+    shipped config's name (``loco_full``). A stage of a recipe then writes only the keys in
+    which it differs. A run records every key it ran with, whichever file gave it.
+    """
+    loaded = _yaml_mapping(path)
+    data: dict[str, Any] = {}
+    if "base" in loaded:
+        data = read_config_file(_base_path(path, loaded.pop("base"), including), cls,
+                                (*including, path.resolve()))
+    beside = getattr(cls, "beside_file", None)
+    data.update(beside(loaded, path.parent) if beside else loaded)
+    return data
+
+
+def _base_path(path: Path, base: Any, including: tuple[Path, ...]) -> Path:
+    """The file of the ``base`` that the config at ``path`` names; ``ValueError`` naming it
+    for a bad one, one that is not there, or one that leads back to a config including it."""
+    where = f"{path}: config key 'base'"
+    if not isinstance(base, str) or not base.strip():
+        raise ValueError(f"{where}: expected the name or file of a config, got {base!r}")
+    named = Path(base).name == base and not base.endswith(SUFFIXES)
+    try:
+        found = config_path(base if named else str(path.parent / base))
+        chain = (*including, path.resolve(), found.resolve())
+    except (ValueError, OSError) as exc:  # OSError: e.g. a name too long for the file system
+        raise ValueError(f"{where}: {getattr(exc, 'strerror', None) or exc}") from None
+    if chain[-1] in chain[:-1]:
+        raise ValueError(f"{where}: the configs base each other in a circle "
+                         f"({' -> '.join(str(p) for p in chain)})")
+    return found
+
+
+def _yaml_mapping(path: Path) -> dict[str, Any]:
+    try:
+        loaded = yaml.safe_load(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: not valid YAML ({exc})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: YAML nested too deeply") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: {exc.strerror or exc}") from None
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, Mapping):
+        raise ValueError(f"{path}: expected a mapping of keys to values")
+    return dict(loaded)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -300,9 +345,11 @@ class BaseArgs:
         """The env options of the games played: the game's and the cap."""
         return {**self.env_kwargs, "max_decisions": self.max_decisions or None}
 
-    def beside_config(self, folder: Path, overrides: Mapping[str, Any]) -> None:
-        """Make the file paths a config file gives relative to its ``folder`` where the trainer
-        reads them so (none here; ``overrides``: the keys the flags gave, which are not)."""
+    @classmethod
+    def beside_file(cls, keys: dict[str, Any], folder: Path) -> dict[str, Any]:
+        """The keys one config file gives, with the file paths that the trainer reads beside
+        that file (in ``folder``) made paths from the working folder (none here)."""
+        return keys
 
     def opponent_specs(self) -> dict[str, float]:
         """``opponent_mix`` in the terms of :func:`train.pool.check_mix` (agent specs and
@@ -469,8 +516,6 @@ def parse_command_line(cls: type, argv: Sequence[str],
     config = config_path(argv.pop(0)) if argv and not argv[0].startswith("--") else None
     overrides = parse_overrides(cls, argv)
     args = load_config(config, cls, overrides, unused)
-    if config is not None:
-        args.beside_config(config.parent, overrides)
     if not args.exp_name:
         args.exp_name = config.stem if config is not None else cls.DEFAULT_NAME
     args.validate()

@@ -40,7 +40,6 @@ the games).
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import multiprocessing
 import sys
@@ -54,7 +53,6 @@ import numpy as np
 
 import loco_envs
 from loco_envs import agents
-from loco_envs.core.files import atomic_write_bytes
 from loco_envs.core.threads import set_threads
 from loco_envs.policy import (
     NumpyPolicy,
@@ -68,7 +66,7 @@ from loco_envs.policy import (
 from loco_envs.train.config import BaseArgs, command_line, keyed
 from loco_envs.train.config import usage as config_usage
 from loco_envs.train.pool import SNAPSHOT
-from loco_envs.train.warmstart import value_path
+from loco_envs.train.warmstart import save_value
 from loco_envs.vector.play import CALLER, SeatGenerators, bot_actions, play
 
 __all__ = ["BCArgs", "Dataset", "collect", "fit", "main", "output_path", "run"]
@@ -338,24 +336,6 @@ def actor_policy(actor: Any, obs_transform: str) -> NumpyPolicy:
     from loco_envs.train.torch_policy import to_numpy_policy
 
     return to_numpy_policy(actor.body, actor.head, obs_transform, actor.scores, actor.scorer)
-
-
-def save_value(path: Path, value: Any) -> Path:
-    """The value network as ``<out>.value.npz`` (``hidden_<i>_*``, ``value_*``): a warm start."""
-    import torch.nn as nn
-
-    from loco_envs.train.torch_policy import linear_arrays
-
-    layers = [linear_arrays(m) for m in value.modules() if isinstance(m, nn.Linear)]
-    arrays = {}
-    for i, (weight, bias) in enumerate(layers[:-1]):
-        arrays[f"hidden_{i}_weight"], arrays[f"hidden_{i}_bias"] = weight, bias
-    arrays["value_weight"], arrays["value_bias"] = layers[-1]
-    out = value_path(path)
-    buffer = io.BytesIO()
-    np.savez(buffer, **arrays)
-    atomic_write_bytes(out, buffer.getvalue())  # a run reading it meanwhile sees a whole file
-    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ import functools
 import json
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -161,11 +161,13 @@ class Args(SelfPlayArgs):
             latest_checkpoint(self.resume)  # ValueError when it is not a whole checkpoint
         self._check_init_policy()
 
-    def beside_config(self, folder: Path, overrides: Mapping[str, Any]) -> None:
+    @classmethod
+    def beside_file(cls, keys: dict[str, Any], folder: Path) -> dict[str, Any]:
         """A clone config named in a config file is read beside that file."""
-        if "init_policy" not in overrides and is_clone_config(self.init_policy) and \
-                not Path(self.init_policy).is_absolute():
-            self.init_policy = str(folder / self.init_policy)
+        policy = keys.get("init_policy")
+        if isinstance(policy, str) and is_clone_config(policy) and not Path(policy).is_absolute():
+            return {**keys, "init_policy": str(folder / policy)}
+        return keys
 
     def _check_init_policy(self) -> None:
         if self.init_policy and is_clone_config(self.init_policy):
@@ -523,8 +525,8 @@ def train(args: Args) -> TrainResult:
     else:
         model = MaskablePPO(policy_class, venv, seed=args.seed, device=device, verbose=0,
                             policy_kwargs=policy_kwargs, **hyper)
-        if init_policy is not None:
-            warm_start(model, init_policy)
+        if init_policy is not None:  # recorded: whether the run began with a trained critic
+            warm_record["critic"] = warm_start(model, init_policy)
     if args.fold_inputs and device == "cpu":  # a GPU has the multiply-adds to spare
         folded = fold_policy(model.policy, args.obs_transform)
         if folded:

@@ -2,8 +2,10 @@
 
 :mod:`train.imitation` writes the actor as a data-only policy (``<name>.npz`` + ``.json``,
 :mod:`agents.ppo`) and the value network fitted to the games' outcomes as
-``<name>.value.npz``. :func:`warm_start` copies both into a fresh ``MaskablePPO`` model built
-by the trainer, layer by layer; the trainer's ``init_policy`` config key names the file. The
+``<name>.value.npz`` (:func:`save_value`); every training checkpoint writes the same two
+(:mod:`train.checkpoints`), so a run can start from another run's checkpoint with its critic.
+:func:`warm_start` copies both into a fresh ``MaskablePPO`` model built by the trainer, layer
+by layer; the trainer's ``init_policy`` config key names the file. The
 network must have the run's shape (``net_arch``, ``activation``) and the policy the run's game,
 player count and ``obs_transform``: anything else is a ``ValueError`` naming what differs.
 Without the value file only the actor is copied (PPO's first updates then fit the value
@@ -20,6 +22,7 @@ although the run starts from a clone (why: ``train/README.md``, the quick LOCO c
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import time
 from pathlib import Path
@@ -27,11 +30,12 @@ from typing import Any
 
 import numpy as np
 
+from loco_envs.core.files import atomic_write_bytes
 from loco_envs.policy import load_policy, policy_paths
 
 __all__ = ["CLONE_CONFIG_SUFFIXES", "check_clone_config", "check_compatible", "clone_args",
-           "clone_record", "ensure_clone", "is_clone_config", "policy_of", "value_path",
-           "warm_start"]
+           "clone_record", "critic_of", "ensure_clone", "is_clone_config", "policy_of",
+           "save_value", "value_path", "warm_start"]
 
 #: An ``init_policy`` with one of these suffixes is an imitation config, not a policy file.
 CLONE_CONFIG_SUFFIXES = (".yaml", ".yml")
@@ -41,6 +45,35 @@ def value_path(path: str | Path) -> Path:
     """``<name>.value.npz`` beside the policy ``<name>.npz``."""
     npz, _ = policy_paths(path)
     return npz.with_name(npz.stem + ".value.npz")
+
+
+def save_value(path: str | Path, value: Any) -> Path:
+    """The value network ``value`` (a module whose ``Linear`` layers, in order, are the critic's:
+    the cloner's, or :func:`critic_of` a PPO model) as ``<path>.value.npz`` (``hidden_<i>_*``,
+    ``value_*``), what :func:`warm_start` reads. Written atomically: a run reading it meanwhile
+    sees a whole file."""
+    import torch.nn as nn
+
+    from loco_envs.train.torch_policy import linear_arrays
+
+    layers = [linear_arrays(m) for m in value.modules() if isinstance(m, nn.Linear)]
+    arrays = {}
+    for i, (weight, bias) in enumerate(layers[:-1]):
+        arrays[f"hidden_{i}_weight"], arrays[f"hidden_{i}_bias"] = weight, bias
+    arrays["value_weight"], arrays["value_bias"] = layers[-1]
+    out = value_path(path)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    atomic_write_bytes(out, buffer.getvalue())
+    return out
+
+
+def critic_of(model: Any) -> Any:
+    """A PPO model's value network as one module: its extractor's ``value_net`` (a folded first
+    layer holds the full weight) and the ``value_net`` head."""
+    import torch.nn as nn
+
+    return nn.Sequential(model.policy.mlp_extractor.value_net, model.policy.value_net)
 
 
 def check_compatible(path: str | Path, env_id: str, env_options: dict[str, Any],
@@ -139,7 +172,8 @@ def ensure_clone(config: str | Path, runs_dir: str | Path, log: Any = print) -> 
 def clone_record(path: str | Path) -> dict[str, Any]:
     """What a run started from the policy at ``path`` records of it: its file and its own
     provenance (config, seed, decisions), taken when the run starts, so that the recipe stays
-    true after the clone is made again."""
+    true after the clone is made again. The trainer adds ``critic``: whether the value network
+    was copied too."""
     _, doc = load_policy(path)
     start = doc.get("provenance", {})
     return {"policy": str(path), "config": start.get("config"), "seed": start.get("seed"),

@@ -21,7 +21,12 @@ from tests.fuzz.fuzzing import SMALL_NASTY, UNICODE, bounded, budgets, count, mu
 
 pytest.importorskip("torch")
 
-from loco_envs.train.config import load_config, parse_overrides  # noqa: E402
+from loco_envs.train.config import (  # noqa: E402
+    BaseArgs,
+    load_config,
+    parse_overrides,
+    read_config_file,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = sorted(p.name for p in (ROOT / "configs").glob("*.yaml"))
@@ -57,8 +62,19 @@ def flags(cls: type) -> list[str]:
     return ["--" + f.name.replace("_", "-") for f in dataclasses.fields(cls)]
 
 
+def files_beside(name: str) -> list[str]:
+    """The configs that the shipped ``name`` reads beside itself: its bases and clone configs."""
+    raw = yaml.safe_load((ROOT / "configs" / name).read_text()) or {}
+    found = []
+    for key in ("base", "init_policy"):
+        other = str(raw.get(key, ""))
+        if other.endswith(".yaml"):
+            found += [other, *files_beside(other)]
+    return found
+
+
 def text_of(data: st.DataObject, name: str) -> str:
-    valid = yaml.safe_load((ROOT / "configs" / name).read_text())
+    valid = read_config_file(ROOT / "configs" / name, BaseArgs)  # its base's keys and its own
     kind = data.draw(st.sampled_from(["mutated", "mutated", "text", "bomb"]), label="kind")
     if kind == "mutated":
         bad, _ = mutated(data, valid, values=SMALL_NASTY)
@@ -87,9 +103,8 @@ def config_property(name: str, data: st.DataObject) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / name
         path.write_text(text, encoding="utf-8", errors="surrogatepass")
-        clone = yaml.safe_load((ROOT / "configs" / name).read_text()).get("init_policy", "")
-        if str(clone).endswith(".yaml"):  # the imitation config it names, beside it as shipped
-            shutil.copyfile(ROOT / "configs" / clone, Path(folder) / clone)
+        for beside in files_beside(name):  # its base and clone configs, beside it as shipped
+            shutil.copyfile(ROOT / "configs" / beside, Path(folder) / beside)
         with bounded():
             try:
                 parse(name, path, argv)

@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from loco_envs.train.config import field_docs, load_config, parse_overrides
+from loco_envs.train.config import (
+    BaseArgs,
+    field_docs,
+    load_config,
+    parse_overrides,
+    read_config_file,
+)
 from loco_envs.train.ppo import Args, main, parse_args
 
 # The trainer's configs (others in configs/, e.g. *_bc.yaml, belong to other commands).
@@ -22,9 +28,15 @@ def test_there_is_a_quick_and_a_full_config_per_game() -> None:
         assert {f"{game}_quick", f"{game}_full"} <= names
 
 
+def keys_of(path: Path) -> dict:
+    """A config file's keys as written, with those of its ``base`` (BaseArgs reads every
+    path as given)."""
+    return read_config_file(path, BaseArgs)
+
+
 @pytest.mark.parametrize("path", CONFIGS, ids=lambda p: p.stem)
 def test_provided_config_is_valid(path: Path) -> None:
-    config = yaml.safe_load(path.read_text())
+    config = keys_of(path)
     warm_start = config.get("init_policy")
     overrides: list[str] = []
     if warm_start and warm_start.endswith(".yaml"):
@@ -60,7 +72,7 @@ def test_each_later_stage_starts_where_the_stage_before_it_ends() -> None:
     """A staged recipe (loco_4p_league, then its second and third stages) chains through
     final_checkpoint: each stage's init_policy is another provided config's final checkpoint,
     and the stages keep the game, the player count, the network and the features."""
-    configs = {p.stem: yaml.safe_load(p.read_text()) for p in CONFIGS}
+    configs = {p.stem: keys_of(p) for p in CONFIGS}
     ends_at = {c["final_checkpoint"]: name for name, c in configs.items()
                if c.get("final_checkpoint")}
     starts = {name: ends_at[c["init_policy"]] for name, c in configs.items()
@@ -70,6 +82,44 @@ def test_each_later_stage_starts_where_the_stage_before_it_ends() -> None:
     for later, earlier in starts.items():
         for key in ("env_id", "num_players", "net_arch", "obs_transform"):
             assert configs[later][key] == configs[earlier][key], (later, key)
+
+
+def test_a_config_takes_the_keys_of_its_base_and_writes_its_own_over_them(tmp_path: Path) -> None:
+    (tmp_path / "first.yaml").write_text("env_id: moco_v0\nseed: 3\nnet_arch: [32]\n"
+                                         "learning_rate: 0.001\n")
+    (tmp_path / "second.yaml").write_text("base: first.yaml\nseed: 4\n")
+    (tmp_path / "third.yaml").write_text("base: second.yaml\nlearning_rate: 0.0005\n")
+    args = parse_args([str(tmp_path / "third.yaml"), "--seed", "9"])
+    assert (args.env_id, args.net_arch, args.learning_rate, args.seed) == ("moco_v0", [32],
+                                                                           0.0005, 9)
+    assert args.exp_name == "third"  # the config named, not its base
+    assert parse_args([str(tmp_path / "second.yaml")]).seed == 4
+
+
+def test_a_base_by_a_shipped_name_and_its_paths_read_beside_it(tmp_path: Path) -> None:
+    """A clone config the base names is read beside the base, wherever the config is."""
+    (tmp_path / "mine.yaml").write_text("base: loco_quick\nseed: 5\n")
+    args = parse_args([str(tmp_path / "mine.yaml")])
+    shipped = parse_args(["loco_quick"])
+    assert args.init_policy == shipped.init_policy and Path(args.init_policy).is_file()
+    assert dataclasses.replace(args, seed=shipped.seed, exp_name=shipped.exp_name) == shipped
+
+
+@pytest.mark.parametrize(("files", "message"), [
+    ({"a.yaml": "base: a.yaml\n"}, "circle"),
+    ({"a.yaml": "base: b.yaml\n", "b.yaml": "base: a.yaml\n"}, "circle"),
+    ({"a.yaml": "base: 3\n"}, "'base'"),
+    ({"a.yaml": "base:\n"}, "'base'"),
+    ({"a.yaml": "base: " + "x" * 300 + ".yaml\n"}, "'base'"),
+    ({"a.yaml": "base: missing.yaml\n"}, "missing.yaml"),
+    ({"a.yaml": "base: no_such_shipped_config\n"}, "no_such_shipped_config"),
+    ({"a.yaml": "base: b.yaml\n", "b.yaml": "- a list\n"}, "mapping"),
+])
+def test_a_bad_base_is_a_value_error_naming_it(tmp_path: Path, files: dict, message: str) -> None:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(ValueError, match=message):
+        load_config(tmp_path / "a.yaml", Args)
 
 
 def test_every_argument_has_a_docstring() -> None:

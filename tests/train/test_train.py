@@ -126,6 +126,44 @@ def test_numpy_actor_matches_the_torch_policy(tmp_path: Path) -> None:
     assert mask[bot.act(view, mask, np.random.default_rng(0))] == 1
 
 
+@pytest.mark.parametrize("network", [
+    {},
+    {"obs_transform": "log1p+moco_actions", "feature_shortcut": True},  # folded first layers
+    {"obs_transform": "log1p+moco_actions", "action_scorer": 4},
+], ids=["mlp", "shortcut", "scorer"])
+def test_a_warm_start_from_a_checkpoint_takes_its_critic_too(tmp_path: Path, network) -> None:  # noqa: ANN001
+    """Every checkpoint saves the value network beside the actor (``.value.npz``), so a run
+    whose ``init_policy`` is a checkpoint starts with the critic it ended with."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from loco_envs.policy import transform_observation
+    from loco_envs.train.warmstart import value_path, warm_start
+
+    result = train(tiny_args(tmp_path, "moco_v0", total_timesteps=64, final_eval_games=0,
+                             **network))
+    policy_file = C.checkpoint_files(result.checkpoint)["policy"]
+    assert value_path(policy_file).is_file()
+    trained = MaskablePPO.load(result.checkpoint, device="cpu")
+    fresh = MaskablePPO.load(result.checkpoint, device="cpu")
+    with torch.no_grad():
+        for parameter in [*fresh.policy.mlp_extractor.value_net.parameters(),
+                          *fresh.policy.value_net.parameters()]:
+            parameter.zero_()
+    size = load_policy(policy_file)[0].observation_size
+    obs = np.random.default_rng(0).integers(0, 4, (5, size)).astype(np.float32)
+    x = torch.as_tensor(transform_observation(obs, network.get("obs_transform", "log1p")))
+    with torch.no_grad():
+        assert not torch.allclose(fresh.policy.predict_values(x), trained.policy.predict_values(x))
+        assert warm_start(fresh, policy_file) is True
+        np.testing.assert_allclose(fresh.policy.predict_values(x).numpy(),
+                                   trained.policy.predict_values(x).numpy(), atol=1e-5)
+    second = train(tiny_args(tmp_path / "second", "moco_v0", total_timesteps=64,
+                             final_eval_games=0, init_policy=str(policy_file), **network))
+    _, doc = load_policy(C.checkpoint_files(second.checkpoint)["policy"])
+    assert doc["provenance"]["config"]["warm_start"]["critic"] is True
+
+
 def test_resume_refuses_what_is_not_a_whole_checkpoint(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="does not exist"):
         C.latest_checkpoint(tmp_path / "none.zip")
