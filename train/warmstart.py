@@ -215,13 +215,13 @@ def warm_start(model: Any, path: str | Path) -> bool:
     try:
         load_actor(policy, actor_layers, sb3.action_net, getattr(extractor, "scores", None),
                    getattr(extractor, "scorer", None))
-        if value_file.is_file():
+        if value_file.is_file():  # the layers save_value wrote, in the same order
+            critic = [m for m in critic_of(model).modules() if isinstance(m, torch.nn.Linear)]
             with np.load(value_file, allow_pickle=False) as data:
-                value_layers = [m for m in extractor.value_net if isinstance(m, torch.nn.Linear)]
                 hidden = [(data[f"hidden_{i}_weight"], data[f"hidden_{i}_bias"])
-                          for i in range(len(value_layers))]
-                copy_linears([*zip(value_layers, hidden, strict=True),
-                              (sb3.value_net, (data["value_weight"], data["value_bias"]))])
+                          for i in range(len(critic) - 1)]
+                copy_linears([*zip(critic, [*hidden, (data["value_weight"], data["value_bias"])],
+                                   strict=True)])
     except ValueError as exc:
         raise ValueError(f"config key 'init_policy': {path} does not fit the run's network: "
                          f"{exc}") from None
