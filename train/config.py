@@ -128,9 +128,14 @@ def check_value(key: str, value: Any, tp: Any) -> Any:
 
 
 def from_mapping(cls: type, data: Mapping[str, Any], where: str = "config",
-                 unused: list[str] | None = None) -> Any:
+                 unused: list[str] | None = None,
+                 sources: Mapping[str, str] | None = None) -> Any:
     """An instance of the dataclass ``cls`` from ``data``; bad values fail, and so do unknown
-    keys, unless a list ``unused`` is given to collect them (a config of another trainer)."""
+    keys, unless a list ``unused`` is given to collect them (a config of another trainer).
+
+    ``sources`` names the file that gave a key, where it is not ``where`` (a key of a config's
+    ``base``), so that the error points at the file to mend.
+    """
     if not isinstance(data, Mapping):
         raise ValueError(f"{where}: expected a mapping of keys to values, "
                          f"got {type(data).__name__}")
@@ -138,10 +143,16 @@ def from_mapping(cls: type, data: Mapping[str, Any], where: str = "config",
     names = [f.name for f in dataclasses.fields(cls)]
     values = {}
     for key, value in data.items():
+        place = (sources or {}).get(key, where)
         if key not in names and unused is not None:
             unused.append(key)
         elif key not in names:
-            raise ValueError(f"{where}: unknown config key {key!r}; known keys: {', '.join(names)}")
+            raise ValueError(f"{place}: unknown config key {key!r}; known keys: {', '.join(names)}")
+        elif place != where:
+            try:
+                values[key] = check_value(key, value, hints[key])
+            except ValueError as exc:
+                raise ValueError(f"{place}: {exc}") from None
         else:
             values[key] = check_value(key, value, hints[key])
     return cls(**values)
@@ -207,16 +218,20 @@ def load_config(path: str | Path | None, cls: type,
     ``overrides``; the file's unknown keys fail, or are collected in ``unused`` when it is
     given (the flags' keys are always checked)."""
     data: dict[str, Any] = {}
+    sources: dict[str, str] = {}
     where = "config"
     if path is not None:
         path = config_path(path)
         where = str(path)
-        data = read_config_file(path, cls)
+        data = read_config_file(path, cls, sources=sources)
+    for key in overrides or {}:
+        sources.pop(key, None)
     data.update(overrides or {})
-    return from_mapping(cls, data, where, unused)
+    return from_mapping(cls, data, where, unused, sources)
 
 
-def read_config_file(path: Path, cls: type, including: tuple[Path, ...] = ()) -> dict[str, Any]:
+def read_config_file(path: Path, cls: type, including: tuple[Path, ...] = (),
+                     sources: dict[str, str] | None = None) -> dict[str, Any]:
     """The keys of the config file at ``path``: those of its ``base`` first (read the same way),
     then its own over them. A path the trainer reads beside its config (a clone config named by
     ``init_policy``) is read beside the file that gives it (``cls.beside_file``); every other
@@ -224,15 +239,18 @@ def read_config_file(path: Path, cls: type, including: tuple[Path, ...] = ()) ->
 
     ``base`` names another config: a file beside this one (``loco_4p_league.yaml``) or a
     shipped config's name (``loco_full``). A stage of a recipe then writes only the keys in
-    which it differs. A run records every key it ran with, whichever file gave it.
+    which it differs. A run records every key it ran with, whichever file gave it; a dict
+    ``sources``, when given, is filled with the file that gave each key.
     """
     loaded = _yaml_mapping(path)
     data: dict[str, Any] = {}
     if "base" in loaded:
         data = read_config_file(_base_path(path, loaded.pop("base"), including), cls,
-                                (*including, path.resolve()))
+                                (*including, path.resolve()), sources)
     beside = getattr(cls, "beside_file", None)
     data.update(beside(loaded, path.parent) if beside else loaded)
+    if sources is not None:
+        sources.update(dict.fromkeys(loaded, str(path)))
     return data
 
 

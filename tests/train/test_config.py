@@ -122,6 +122,25 @@ def test_a_bad_base_is_a_value_error_naming_it(tmp_path: Path, files: dict, mess
         load_config(tmp_path / "a.yaml", Args)
 
 
+@pytest.mark.parametrize(("base_text", "message"), [
+    ("seeed: 3\n", "unknown config key 'seeed'"),
+    ("seed: three\n", "'seed' must be an integer"),
+])
+def test_a_bad_key_of_a_base_names_the_base_file(tmp_path: Path, base_text: str,
+                                                 message: str) -> None:
+    """The error points at the file to mend: the base that gave the key, not the config named."""
+    (tmp_path / "first.yaml").write_text(base_text)
+    (tmp_path / "second.yaml").write_text("base: first.yaml\nlearning_rate: 0.001\n")
+    with pytest.raises(ValueError, match=message) as caught:
+        load_config(tmp_path / "second.yaml", Args)
+    assert str(caught.value).startswith(str(tmp_path / "first.yaml"))
+    # written over by the config named, the base's bad value is never read
+    (tmp_path / "third.yaml").write_text("base: first.yaml\nseed: 4\n")
+    if "seeed" not in base_text:
+        assert load_config(tmp_path / "third.yaml", Args).seed == 4
+        assert load_config(tmp_path / "second.yaml", Args, overrides={"seed": 5}).seed == 5
+
+
 def test_every_argument_has_a_docstring() -> None:
     import dataclasses
 
