@@ -148,13 +148,13 @@ def from_mapping(cls: type, data: Mapping[str, Any], where: str = "config",
             unused.append(key)
         elif key not in names:
             raise ValueError(f"{place}: unknown config key {key!r}; known keys: {', '.join(names)}")
-        elif place != where:
+        else:
             try:
                 values[key] = check_value(key, value, hints[key])
             except ValueError as exc:
+                if place == where:
+                    raise
                 raise ValueError(f"{place}: {exc}") from None
-        else:
-            values[key] = check_value(key, value, hints[key])
     return cls(**values)
 
 
